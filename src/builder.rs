@@ -1,0 +1,351 @@
+//! [`ThreadPoolBuilder`], [`BuildError`], the environment variables, and the global pool.
+
+use crate::policy::{ParsePolicyError, Policy};
+use crate::pool::ThreadPool;
+use crate::registry::Registry;
+use crate::topology::{ParseTopologyError, Topology, TopologyError, MAX_WORKERS};
+use std::any::Any;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
+type ThreadName = Box<dyn FnMut(usize) -> String>;
+
+/// Environment variable: default worker count (`0` = one per available core).
+pub const ENV_NUM_THREADS: &str = "HYPERSTEAL_NUM_THREADS";
+/// Environment variable: default policy, e.g. `rp` or `grr-m:window=16`.
+pub const ENV_POLICY: &str = "HYPERSTEAL_POLICY";
+/// Environment variable: default topology, e.g. `hypercube`.
+pub const ENV_TOPOLOGY: &str = "HYPERSTEAL_TOPOLOGY";
+/// Environment variable: whether to pin workers to cores (`1`/`0`, `true`/`false`, `yes`/`no`,
+/// `on`/`off`).
+pub const ENV_PIN: &str = "HYPERSTEAL_PIN";
+
+/// Why a pool could not be built.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// More workers than [`MAX_WORKERS`] were asked for.
+    TooManyThreads {
+        /// The number asked for.
+        requested: usize,
+        /// The largest number allowed.
+        max: usize,
+    },
+    /// The topology cannot host the worker count.
+    Topology(TopologyError),
+    /// An environment variable holds a value that does not parse.
+    Env {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong and what is allowed.
+        reason: String,
+    },
+    /// The worker speeds given to [`ThreadPoolBuilder::worker_speeds`] are unusable.
+    WorkerSpeeds(String),
+    /// [`ThreadPoolBuilder::build_global`] was called after the global pool already existed.
+    GlobalPoolAlreadyInitialized,
+    /// The operating system refused to start a worker thread.
+    ThreadSpawn(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::TooManyThreads { requested, max } => write!(
+                f,
+                "num_threads = {requested} is too large; allowed: 0 (one per core) to {max}"
+            ),
+            BuildError::Topology(e) => e.fmt(f),
+            BuildError::Env { var, value, reason } => {
+                write!(
+                    f,
+                    "environment variable {var}={value:?} is invalid: {reason}"
+                )
+            }
+            BuildError::WorkerSpeeds(msg) => write!(f, "invalid worker speeds: {msg}"),
+            BuildError::GlobalPoolAlreadyInitialized => {
+                f.write_str("the global thread pool has already been initialized")
+            }
+            BuildError::ThreadSpawn(e) => write!(f, "could not start a worker thread: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Configures and builds a [`ThreadPool`] (or the global pool).
+///
+/// Every setting has a default, which the `HYPERSTEAL_*` environment variables can change; an
+/// explicit builder call always wins over the environment, and an environment value that does not
+/// parse is a [`BuildError`], never silently ignored.
+///
+/// ```
+/// use hypersteal::{Policy, ThreadPoolBuilder, Topology};
+/// let pool = ThreadPoolBuilder::new()
+///     .num_threads(4)
+///     .topology(Topology::Mesh)
+///     .policy("grr-m:window=16".parse().unwrap())
+///     .build()
+///     .unwrap();
+/// assert_eq!(pool.current_num_threads(), 4);
+/// assert_eq!(pool.install(|| hypersteal::join(|| 1, || 2)), (1, 2));
+///
+/// let err = ThreadPoolBuilder::new().num_threads(5000).build().unwrap_err();
+/// assert!(err.to_string().contains("5000"));
+/// ```
+#[derive(Default)]
+pub struct ThreadPoolBuilder {
+    num_threads: Option<usize>,
+    topology: Option<Topology>,
+    policy: Option<Policy>,
+    pin: Option<bool>,
+    thread_name: Option<ThreadName>,
+    stack_size: Option<usize>,
+    panic_handler: Option<PanicHandler>,
+    speeds: Option<Vec<f64>>,
+    seed: Option<u64>,
+}
+
+impl fmt::Debug for ThreadPoolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("num_threads", &self.num_threads)
+            .field("topology", &self.topology)
+            .field("policy", &self.policy)
+            .field("pin", &self.pin)
+            .field("thread_name", &self.thread_name.as_ref().map(|_| ".."))
+            .field("stack_size", &self.stack_size)
+            .field("panic_handler", &self.panic_handler.as_ref().map(|_| ".."))
+            .field("worker_speeds", &self.speeds)
+            .field("seed", &self.seed)
+            .finish()
+    }
+}
+
+/// The resolved configuration a registry is built from.
+pub(crate) struct Config {
+    pub(crate) num_threads: usize,
+    pub(crate) topology: Topology,
+    pub(crate) policy: Policy,
+    pub(crate) pin: bool,
+    pub(crate) thread_name: Option<ThreadName>,
+    pub(crate) stack_size: Option<usize>,
+    pub(crate) panic_handler: Option<PanicHandler>,
+    pub(crate) speeds: Option<Vec<f64>>,
+    pub(crate) seed: u64,
+}
+
+fn env_value<T>(
+    var: &'static str,
+    parse: impl FnOnce(&str) -> Result<T, String>,
+) -> Result<Option<T>, BuildError> {
+    match std::env::var(var) {
+        Ok(value) => {
+            parse(&value)
+                .map(Some)
+                .map_err(|reason| BuildError::Env { var, value, reason })
+        }
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => Err(BuildError::Env {
+            var,
+            value: v.to_string_lossy().into_owned(),
+            reason: "not valid UTF-8".into(),
+        }),
+    }
+}
+
+fn parse_bool(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err("expected 1/0, true/false, yes/no or on/off".into()),
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// A builder with every setting at its default.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The number of workers; 0 (the default) means one per available core. At most
+    /// [`MAX_WORKERS`].
+    pub fn num_threads(mut self, n: usize) -> Self {
+        self.num_threads = Some(n);
+        self
+    }
+
+    /// The virtual topology the workers form (default: hypercube).
+    pub fn topology(mut self, topology: Topology) -> Self {
+        self.topology = Some(topology);
+        self
+    }
+
+    /// The scheduling policy (default: `rp`, random polling).
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+
+    /// Whether to pin each worker to a core (default: true). With more workers than cores, they
+    /// are pinned round robin.
+    pub fn pin_threads(mut self, pin: bool) -> Self {
+        self.pin = Some(pin);
+        self
+    }
+
+    /// Names worker threads: `f(index)` (default: `hypersteal-{index}`).
+    pub fn thread_name<F>(mut self, f: F) -> Self
+    where
+        F: FnMut(usize) -> String + 'static,
+    {
+        self.thread_name = Some(Box::new(f));
+        self
+    }
+
+    /// The stack size of each worker thread, in bytes (default: the platform's).
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Receives the panic of every task started with `spawn` (default: print it to stderr and
+    /// keep running). Panics in `join`, `scope` and `install` go to their callers instead.
+    pub fn panic_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
+    {
+        self.panic_handler = Some(Box::new(handler));
+        self
+    }
+
+    /// Relative speeds of the workers, one positive finite number per worker (default: all equal).
+    /// `most-loaded:load=time` divides estimated queue times by them.
+    pub fn worker_speeds(mut self, speeds: Vec<f64>) -> Self {
+        self.speeds = Some(speeds);
+        self
+    }
+
+    /// Seeds the workers' random victim draws, for reproducible schedules (default: fixed).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    fn resolve(self) -> Result<Config, BuildError> {
+        let num_threads = match self.num_threads {
+            Some(n) => n,
+            None => env_value(ENV_NUM_THREADS, |s| {
+                s.trim().parse::<usize>().map_err(|_| {
+                    format!("expected a number of workers, 0 (one per core) to {MAX_WORKERS}")
+                })
+            })?
+            .unwrap_or(0),
+        };
+        if num_threads > MAX_WORKERS {
+            return Err(BuildError::TooManyThreads {
+                requested: num_threads,
+                max: MAX_WORKERS,
+            });
+        }
+        let num_threads = if num_threads == 0 {
+            num_cpus::get().clamp(1, MAX_WORKERS)
+        } else {
+            num_threads
+        };
+        let topology = match self.topology {
+            Some(t) => t,
+            None => env_value(ENV_TOPOLOGY, |s| {
+                s.parse().map_err(|e: ParseTopologyError| e.to_string())
+            })?
+            .unwrap_or_default(),
+        };
+        topology
+            .try_graph(num_threads)
+            .map_err(BuildError::Topology)?;
+        let policy = match self.policy {
+            Some(p) => p,
+            None => env_value(ENV_POLICY, |s| {
+                s.parse().map_err(|e: ParsePolicyError| e.to_string())
+            })?
+            .unwrap_or_default(),
+        };
+        let pin = match self.pin {
+            Some(p) => p,
+            None => env_value(ENV_PIN, parse_bool)?.unwrap_or(true),
+        };
+        if let Some(speeds) = &self.speeds {
+            if speeds.len() != num_threads {
+                return Err(BuildError::WorkerSpeeds(format!(
+                    "{} speeds given for {num_threads} workers; give exactly one per worker",
+                    speeds.len()
+                )));
+            }
+            if let Some((i, s)) = speeds
+                .iter()
+                .enumerate()
+                .find(|(_, s)| !(s.is_finite() && **s > 0.0))
+            {
+                return Err(BuildError::WorkerSpeeds(format!(
+                    "speed of worker {i} is {s}; each speed must be a finite number above 0"
+                )));
+            }
+        }
+        Ok(Config {
+            num_threads,
+            topology,
+            policy,
+            pin,
+            thread_name: self.thread_name,
+            stack_size: self.stack_size,
+            panic_handler: self.panic_handler,
+            speeds: self.speeds,
+            seed: self.seed.unwrap_or(0x5EED),
+        })
+    }
+
+    /// Builds a pool and starts its workers.
+    pub fn build(self) -> Result<ThreadPool, BuildError> {
+        let (registry, threads) = Registry::new(self.resolve()?)?;
+        Ok(ThreadPool::from_parts(registry, threads))
+    }
+
+    /// Builds the global pool, which the free functions ([`crate::join`], [`crate::scope`],
+    /// [`crate::spawn`]) use outside any pool. Fails if it already exists (it is created on
+    /// first use with the default settings).
+    pub fn build_global(self) -> Result<(), BuildError> {
+        static BUILDING: Mutex<()> = Mutex::new(());
+        let _guard = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+        if GLOBAL.get().is_some() {
+            return Err(BuildError::GlobalPoolAlreadyInitialized);
+        }
+        let (registry, threads) = Registry::new(self.resolve()?)?;
+        // The global pool lives as long as the process: its threads are detached.
+        drop(threads);
+        GLOBAL
+            .set(registry)
+            .map_err(|_| BuildError::GlobalPoolAlreadyInitialized)
+    }
+}
+
+static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
+
+/// The global pool's registry, created with the default settings on first use.
+///
+/// # Panics
+///
+/// If the default settings cannot be built (a bad `HYPERSTEAL_*` environment value): there is
+/// no caller to return the error to, and silently ignoring the variable would be worse.
+pub(crate) fn global_registry() -> &'static Arc<Registry> {
+    if let Some(r) = GLOBAL.get() {
+        return r;
+    }
+    match ThreadPoolBuilder::new().build_global() {
+        Ok(()) | Err(BuildError::GlobalPoolAlreadyInitialized) => {}
+        Err(e) => panic!("hypersteal: cannot build the global thread pool: {e}"),
+    }
+    GLOBAL.get().expect("global pool initialized")
+}

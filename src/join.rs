@@ -1,0 +1,80 @@
+//! `join`: run two closures, potentially in parallel.
+
+use crate::job::StackJob;
+use crate::latch::{Probe, SpinLatch};
+use crate::registry::{in_worker, WorkerThread};
+use crate::unwind;
+
+/// Runs `a` and `b`, potentially in parallel, and returns both results.
+///
+/// `a` runs on the calling thread; `b` is made available to other workers (or placed, under a
+/// sender-initiated policy) and, if nobody has taken it by the time `a` finishes, runs on the
+/// calling thread too. Called outside any pool, `join` runs inside the global pool and blocks.
+///
+/// If either closure panics, `join` waits for the other one to finish and then resumes the panic
+/// (`a`'s if both panic), so whatever they borrow stays valid while they run.
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 {
+///         return n;
+///     }
+///     let (a, b) = hypersteal::join(|| fib(n - 1), || fib(n - 2));
+///     a + b
+/// }
+/// assert_eq!(fib(20), 6765);
+/// ```
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    in_worker(|worker, _| join_in_worker(worker, a, b))
+}
+
+fn join_in_worker<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let job_b = StackJob::new(
+        |_stolen| b(),
+        SpinLatch::new(&worker.registry, worker.index),
+    );
+    // SAFETY: `job_b` lives on this stack until it has run: every path below either runs it
+    // inline after popping it back or waits for its latch.
+    let job_b_ref = unsafe { job_b.as_job_ref(worker.index as u32) };
+    let job_b_id = job_b_ref.id();
+    worker.push(job_b_ref);
+
+    let result_a = match unwind::halt_unwinding(a) {
+        Ok(v) => v,
+        Err(payload) => {
+            // `b` may borrow what `a` borrowed: let it finish (here or elsewhere) first.
+            worker.wait_until(&job_b.latch);
+            unwind::resume_unwinding(payload)
+        }
+    };
+
+    while !job_b.latch.probe() {
+        match worker.take_local_job() {
+            Some(job) if job.id() == job_b_id => {
+                worker.count_execution(&job);
+                let result_b = job_b.run_inline(false);
+                return (result_a, result_b);
+            }
+            // Work `a` left queued (scope spawns) sits above `b`: run it first.
+            Some(job) => worker.execute(job),
+            None => {
+                // `b` was taken by another worker: help elsewhere until it is done.
+                worker.wait_until(&job_b.latch);
+                break;
+            }
+        }
+    }
+    (result_a, job_b.into_result())
+}

@@ -1,0 +1,93 @@
+//! # hypersteal
+//!
+//! A work-stealing task runtime whose workers form a virtual topology (hypercube, mesh, torus,
+//! ring, complete) and whose load-balancing policy you choose: random polling, nearest neighbour,
+//! asynchronous and global round robin, GRR with a combining tree, scheduler-based, or
+//! most-loaded — the schemes of Kumar, Grama and Rao and their relatives, translated to threads
+//! sharing memory. The API is rayon's: [`join`], [`scope`], [`spawn`], [`ThreadPoolBuilder`],
+//! and every pool reports what it did ([`PoolStats`]).
+//!
+//! ## Quick start
+//!
+//! ```
+//! use hypersteal::{Policy, ThreadPoolBuilder, Topology};
+//!
+//! fn fib(n: u64) -> u64 {
+//!     if n < 20 {
+//!         return (1..=n).fold((0, 1), |(a, b), _| (b, a + b)).0;
+//!     }
+//!     let (a, b) = hypersteal::join(|| fib(n - 1), || fib(n - 2));
+//!     a + b
+//! }
+//!
+//! // The global pool: one worker per core, random polling on a hypercube.
+//! assert_eq!(fib(30), 832_040);
+//!
+//! // A pool of your own: 4 workers on a mesh, asking the most loaded neighbour.
+//! let pool = ThreadPoolBuilder::new()
+//!     .num_threads(4)
+//!     .topology(Topology::Mesh)
+//!     .policy("most-loaded:scope=neighbors".parse::<Policy>().unwrap())
+//!     .build()
+//!     .unwrap();
+//! assert_eq!(pool.install(|| fib(30)), 832_040);
+//!
+//! // What it did: every task made available ran exactly once.
+//! let stats = pool.stats().total();
+//! assert_eq!(stats.executed, stats.spawned);
+//! println!("requests {} (ok {}), locality {:.2}", stats.requests, stats.requests_ok, stats.locality());
+//! ```
+//!
+//! ## Choosing
+//!
+//! `docs/choosing.md` explains how to pick a policy and a topology; `docs/design.md` the worker
+//! loop, the sleep protocol and how each policy maps the papers' messages onto shared memory;
+//! `docs/stats.md` how to read [`PoolStats`]. The environment variables
+//! `HYPERSTEAL_NUM_THREADS`, `HYPERSTEAL_POLICY`, `HYPERSTEAL_TOPOLOGY` and `HYPERSTEAL_PIN` set
+//! the defaults of every builder (and so of the global pool).
+
+#![deny(missing_docs)]
+#![warn(unsafe_op_in_unsafe_fn)]
+
+mod builder;
+mod job;
+mod join;
+mod latch;
+mod policy;
+mod pool;
+mod registry;
+mod scope;
+mod sleep;
+mod spawn;
+mod stats;
+mod sync;
+mod topology;
+mod unwind;
+
+pub use builder::{
+    BuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN, ENV_POLICY, ENV_TOPOLOGY,
+};
+pub use join::join;
+pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy};
+pub use pool::ThreadPool;
+pub use scope::{scope, Scope};
+pub use spawn::spawn;
+pub use stats::{PoolStats, WorkerStats};
+pub use topology::{ParseTopologyError, Topology, TopologyError, TopologyGraph, MAX_WORKERS};
+
+/// The number of workers of the current pool (the global pool outside any pool).
+pub fn current_num_threads() -> usize {
+    let w = registry::WorkerThread::current();
+    // SAFETY: the thread-local points to this thread's live worker, or is null.
+    match unsafe { w.as_ref() } {
+        Some(w) => w.registry.num_threads(),
+        None => builder::global_registry().num_threads(),
+    }
+}
+
+/// The index of the current worker in its pool, or `None` outside any pool.
+pub fn current_thread_index() -> Option<usize> {
+    let w = registry::WorkerThread::current();
+    // SAFETY: the thread-local points to this thread's live worker, or is null.
+    unsafe { w.as_ref() }.map(|w| w.index)
+}

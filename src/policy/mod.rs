@@ -1,0 +1,329 @@
+//! Scheduling policies: how work moves between workers.
+//!
+//! A [`Policy`] is a name plus parameters, parsed from `name:key=value,...`. Receiver-initiated
+//! policies (an idle worker asks a victim; `docs/policies.md`, "Receiver-initiated") differ only in
+//! whom the idle worker asks next; their per-worker decision state lives in [`receiver`], the
+//! shared counters in [`combining`] (GRR-M's software combining tree) and [`receiver::DonorQueue`]
+//! (SB). Policies read topology and published loads and never call back into the pool, so the
+//! same decisions can be driven by real threads or by a simulator.
+
+pub(crate) mod combining;
+pub(crate) mod receiver;
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Whose published load `most-loaded` compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoadScope {
+    /// Only the worker's topology neighbours (seed 001).
+    Neighbors,
+    /// Every other worker (seed 004).
+    All,
+}
+
+/// How `most-loaded` measures a worker's load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoadMeasure {
+    /// Tasks waiting in the worker's deque and inbox.
+    Count,
+    /// Estimated time to finish: waiting tasks × measured time per task ÷ the worker's speed.
+    Time,
+}
+
+/// A scheduling policy with its parameters.
+///
+/// Parses from `name` or `name:key=value,...` and displays the same way (parameters at their
+/// defaults are left out). The names are those of `docs/policies.md`:
+///
+/// | name | policy | parameters (default) |
+/// |---|---|---|
+/// | `rp` | random polling | — |
+/// | `nn` | nearest neighbour | — |
+/// | `arr` | asynchronous round robin | — |
+/// | `grr` | global round robin | — |
+/// | `grr-m` | global round robin with a combining tree | `window` (64): spin iterations a representative waits for partners |
+/// | `sb` | scheduler based (donor queue) | — |
+/// | `most-loaded` | ask the most loaded worker | `scope` (`neighbors` or `all`; `neighbors`), `min` (1), `load` (`count` or `time`; `count`) |
+///
+/// ```
+/// use hypersteal::{LoadScope, Policy};
+/// let p: Policy = "most-loaded:scope=all".parse().unwrap();
+/// assert!(matches!(p, Policy::MostLoaded { scope: LoadScope::All, .. }));
+/// assert_eq!(p.to_string(), "most-loaded:scope=all");
+/// let err = "fifo".parse::<Policy>().unwrap_err().to_string();
+/// assert!(err.contains("rp, nn, arr, grr, grr-m, sb, most-loaded"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Policy {
+    /// `rp`: a uniformly random other worker, a fresh draw per request.
+    RandomPolling,
+    /// `nn`: round robin over the topology neighbours only.
+    NearestNeighbor,
+    /// `arr`: a per-worker round-robin cursor over all other workers.
+    AsyncRoundRobin,
+    /// `grr`: one pool-wide round-robin counter.
+    GlobalRoundRobin,
+    /// `grr-m`: the `grr` sequence, with increments combined in a tree embedded in the topology.
+    GrrCombining {
+        /// Spin iterations a representative waits at a tree node for partners to combine with.
+        window: u32,
+    },
+    /// `sb`: a pool-wide FIFO of donors, asked in round robin.
+    SchedulerBased,
+    /// `most-loaded`: the worker with the largest published load in a scope.
+    MostLoaded {
+        /// Whose loads are compared.
+        scope: LoadScope,
+        /// Victims whose load is below this are ignored (at least 1).
+        min_load: usize,
+        /// Task count or estimated finish time.
+        load: LoadMeasure,
+    },
+}
+
+const DEFAULT_WINDOW: u32 = 64;
+
+impl Default for Policy {
+    /// Random polling, the policy with the best-known bounds (and rayon's choice).
+    fn default() -> Self {
+        Policy::RandomPolling
+    }
+}
+
+/// Where an idle worker under a policy may look for work in other workers' deques.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Any other worker's deque.
+    All,
+    /// Only the topology neighbours' deques.
+    Neighbors,
+}
+
+impl Policy {
+    /// Every policy name, in the order of `docs/policies.md`.
+    pub const NAMES: [&'static str; 7] = ["rp", "nn", "arr", "grr", "grr-m", "sb", "most-loaded"];
+
+    /// Every policy with its default parameters.
+    pub fn all() -> Vec<Policy> {
+        Self::NAMES
+            .iter()
+            .map(|n| n.parse().expect("every listed name parses"))
+            .collect()
+    }
+
+    /// The policy's name, without parameters.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Policy::RandomPolling => "rp",
+            Policy::NearestNeighbor => "nn",
+            Policy::AsyncRoundRobin => "arr",
+            Policy::GlobalRoundRobin => "grr",
+            Policy::GrrCombining { .. } => "grr-m",
+            Policy::SchedulerBased => "sb",
+            Policy::MostLoaded { .. } => "most-loaded",
+        }
+    }
+
+    /// Whether idle workers may only take work from their neighbours.
+    pub(crate) fn reach(&self) -> Reach {
+        match self {
+            Policy::NearestNeighbor
+            | Policy::MostLoaded {
+                scope: LoadScope::Neighbors,
+                ..
+            } => Reach::Neighbors,
+            _ => Reach::All,
+        }
+    }
+
+    fn params(&self) -> Vec<(&'static str, String)> {
+        match *self {
+            Policy::GrrCombining { window } if window != DEFAULT_WINDOW => {
+                vec![("window", window.to_string())]
+            }
+            Policy::MostLoaded {
+                scope,
+                min_load,
+                load,
+            } => {
+                let mut v = Vec::new();
+                if scope == LoadScope::All {
+                    v.push(("scope", "all".to_string()));
+                }
+                if min_load != 1 {
+                    v.push(("min", min_load.to_string()));
+                }
+                if load == LoadMeasure::Time {
+                    v.push(("load", "time".to_string()));
+                }
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn keys(name: &str) -> &'static [&'static str] {
+        match name {
+            "grr-m" => &["window"],
+            "most-loaded" => &["scope", "min", "load"],
+            _ => &[],
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())?;
+        let params = self.params();
+        for (i, (k, v)) in params.iter().enumerate() {
+            f.write_str(if i == 0 { ":" } else { "," })?;
+            write!(f, "{k}={v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A policy string that does not parse; the message says what is valid.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParsePolicyError {
+    message: String,
+}
+
+impl ParsePolicyError {
+    fn new(message: String) -> Self {
+        ParsePolicyError { message }
+    }
+}
+
+impl fmt::Display for ParsePolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParsePolicyError {}
+
+fn parse_value<T: FromStr>(
+    policy: &str,
+    key: &str,
+    value: &str,
+    allowed: &str,
+    ok: impl Fn(&T) -> bool,
+) -> Result<T, ParsePolicyError> {
+    match value.parse::<T>() {
+        Ok(v) if ok(&v) => Ok(v),
+        _ => Err(ParsePolicyError::new(format!(
+            "policy `{policy}`: `{key}={value}` is out of range; `{key}` must be {allowed}"
+        ))),
+    }
+}
+
+impl FromStr for Policy {
+    type Err = ParsePolicyError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        let (name, params) = match s.split_once(':') {
+            Some((n, p)) => (n.trim(), Some(p)),
+            None => (s, None),
+        };
+        let name = name.to_ascii_lowercase();
+        let mut policy = match name.as_str() {
+            "rp" => Policy::RandomPolling,
+            "nn" => Policy::NearestNeighbor,
+            "arr" => Policy::AsyncRoundRobin,
+            "grr" => Policy::GlobalRoundRobin,
+            "grr-m" => Policy::GrrCombining {
+                window: DEFAULT_WINDOW,
+            },
+            "sb" => Policy::SchedulerBased,
+            "most-loaded" => Policy::MostLoaded {
+                scope: LoadScope::Neighbors,
+                min_load: 1,
+                load: LoadMeasure::Count,
+            },
+            _ => {
+                return Err(ParsePolicyError::new(format!(
+                    "unknown policy `{name}`; valid policies are: {}",
+                    Policy::NAMES.join(", ")
+                )))
+            }
+        };
+        let Some(params) = params else {
+            return Ok(policy);
+        };
+        let keys = Policy::keys(&name);
+        for pair in params.split(',') {
+            let Some((key, value)) = pair.split_once('=') else {
+                return Err(ParsePolicyError::new(format!(
+                    "policy `{name}`: malformed parameter `{pair}`; expected `key=value`"
+                )));
+            };
+            let (key, value) = (key.trim(), value.trim());
+            match (&mut policy, key) {
+                (Policy::GrrCombining { window }, "window") => {
+                    *window = parse_value(&name, key, value, "an integer 0 to 1000000", |w| {
+                        *w <= 1_000_000
+                    })?;
+                }
+                (Policy::MostLoaded { scope, .. }, "scope") => {
+                    *scope = match value {
+                        "neighbors" | "neighbours" => LoadScope::Neighbors,
+                        "all" => LoadScope::All,
+                        _ => {
+                            return Err(ParsePolicyError::new(format!(
+                                "policy `{name}`: `scope={value}` is not valid; `scope` must be `neighbors` or `all`"
+                            )))
+                        }
+                    };
+                }
+                (Policy::MostLoaded { min_load, .. }, "min") => {
+                    *min_load =
+                        parse_value(&name, key, value, "an integer of at least 1", |m| *m >= 1)?;
+                }
+                (Policy::MostLoaded { load, .. }, "load") => {
+                    *load = match value {
+                        "count" => LoadMeasure::Count,
+                        "time" => LoadMeasure::Time,
+                        _ => {
+                            return Err(ParsePolicyError::new(format!(
+                                "policy `{name}`: `load={value}` is not valid; `load` must be `count` or `time`"
+                            )))
+                        }
+                    };
+                }
+                _ => {
+                    let valid = if keys.is_empty() {
+                        "it takes no parameters".to_string()
+                    } else {
+                        format!("valid parameters are: {}", keys.join(", "))
+                    };
+                    return Err(ParsePolicyError::new(format!(
+                        "policy `{name}` has no parameter `{key}`; {valid}"
+                    )));
+                }
+            }
+        }
+        Ok(policy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_round_trips() {
+        for p in Policy::all() {
+            assert_eq!(p.to_string().parse::<Policy>().unwrap(), p);
+        }
+        let p: Policy = "most-loaded:scope=all,min=2,load=time".parse().unwrap();
+        assert_eq!(p.to_string(), "most-loaded:scope=all,min=2,load=time");
+        assert_eq!(p.to_string().parse::<Policy>().unwrap(), p);
+        let p: Policy = "grr-m:window=8".parse().unwrap();
+        assert_eq!(p, Policy::GrrCombining { window: 8 });
+        assert_eq!(p.to_string(), "grr-m:window=8");
+    }
+}

@@ -1,0 +1,146 @@
+//! [`ThreadPool`]: a pool of workers with its own policy, topology and statistics.
+
+use crate::policy::Policy;
+use crate::registry::{Registry, WorkerThread};
+use crate::scope::Scope;
+use crate::stats::PoolStats;
+use crate::sync::thread::JoinHandle;
+use crate::topology::{Topology, TopologyGraph};
+use std::fmt;
+use std::sync::Arc;
+
+/// A pool of worker threads, built by [`crate::ThreadPoolBuilder`].
+///
+/// Dropping the pool lets the workers finish every task already queued (including tasks started
+/// with [`ThreadPool::spawn`]), then ends and joins their threads: no worker outlives the pool.
+/// (Dropped from inside one of its own tasks, the pool cannot wait for itself: its workers then
+/// exit on their own once the work is done.)
+///
+/// ```
+/// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let sum: u64 = pool.install(|| {
+///     let (a, b) = hypersteal::join(|| (1..=50u64).sum::<u64>(), || (51..=100u64).sum::<u64>());
+///     a + b
+/// });
+/// assert_eq!(sum, 5050);
+/// let stats = pool.stats();
+/// assert_eq!(stats.total().executed, stats.total().spawned);
+/// ```
+pub struct ThreadPool {
+    registry: Arc<Registry>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("num_threads", &self.registry.num_threads())
+            .field("policy", &self.registry.policy)
+            .field("topology", &self.registry.graph.topology())
+            .finish()
+    }
+}
+
+impl ThreadPool {
+    pub(crate) fn from_parts(registry: Arc<Registry>, threads: Vec<JoinHandle<()>>) -> Self {
+        ThreadPool { registry, threads }
+    }
+
+    /// Runs `op` on a worker of this pool and returns its result; `join`, `scope` and `spawn`
+    /// inside `op` use this pool. Called from a worker of another pool, that worker keeps
+    /// running its own pool's work while it waits. A panic in `op` resumes in the caller.
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        self.registry.in_worker(|_, _| op())
+    }
+
+    /// [`crate::join`] in this pool.
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.install(|| crate::join(a, b))
+    }
+
+    /// [`crate::scope`] in this pool.
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::scope(op))
+    }
+
+    /// Runs `func` somewhere in this pool without waiting for it. A panic goes to the pool's
+    /// panic handler.
+    pub fn spawn<F>(&self, func: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.spawn_static(func);
+    }
+
+    /// The number of workers.
+    pub fn current_num_threads(&self) -> usize {
+        self.registry.num_threads()
+    }
+
+    /// The index of the calling thread if it is a worker of this pool.
+    pub fn current_thread_index(&self) -> Option<usize> {
+        let w = WorkerThread::current();
+        // SAFETY: the thread-local points to this thread's live worker, or is null.
+        unsafe { w.as_ref() }
+            .filter(|w| Arc::ptr_eq(&w.registry, &self.registry))
+            .map(|w| w.index)
+    }
+
+    /// The pool's scheduling policy.
+    pub fn policy(&self) -> Policy {
+        self.registry.policy
+    }
+
+    /// The pool's topology.
+    pub fn topology(&self) -> Topology {
+        self.registry.graph.topology()
+    }
+
+    /// The topology laid over this pool's workers.
+    pub fn graph(&self) -> &TopologyGraph {
+        &self.registry.graph
+    }
+
+    /// The core worker `index` is pinned to (`None` when pinning is off or unavailable).
+    pub fn worker_core(&self, index: usize) -> Option<usize> {
+        self.registry.core_of(index)
+    }
+
+    /// What the pool did since it was built or since the last [`ThreadPool::reset_stats`].
+    pub fn stats(&self) -> PoolStats {
+        self.registry.stats()
+    }
+
+    /// Starts the statistics afresh (the counters of a running task may straddle the reset).
+    pub fn reset_stats(&self) {
+        self.registry.reset_stats();
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.registry.terminate();
+        if self.current_thread_index().is_some() {
+            // Joining would wait for the very task that is dropping us.
+            return;
+        }
+        for handle in self.threads.drain(..) {
+            // Workers never unwind (every task's panic is caught), so join cannot fail.
+            let _ = handle.join();
+        }
+    }
+}

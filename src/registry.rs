@@ -1,0 +1,642 @@
+//! The pool's shared state ([`Registry`]) and the worker loop ([`WorkerThread`]).
+//!
+//! Data flows one way: the registry owns the workers' shared halves (stealer, inbox, counters,
+//! sleep slot), the injector and the policy's shared state; a worker asks its policy whom to ask
+//! or where to place, and the policy only reads topology and loads.
+//!
+//! The worker loop, in the order of `docs/policies.md`: pop the own deque; drain the own inbox;
+//! take from the injector; run the policy's acquire step (requests to victims); after
+//! [`SEARCH_ROUNDS`] fruitless rounds, sleep until new work can exist for this worker. A worker
+//! that waits for a latch (the `b` of a `join`, a scope) runs the same loop until the latch is
+//! set, so waiting never blocks progress.
+
+use crate::builder::{BuildError, Config, PanicHandler};
+use crate::job::{JobRef, StackJob, EXTERNAL};
+use crate::latch::{LockLatch, Probe, SpinLatch};
+use crate::policy::receiver::{LoadView, Shared, Victims};
+use crate::policy::{Policy, Reach};
+use crate::sleep::Sleep;
+use crate::stats::{bump, Counters, PoolStats};
+use crate::sync::deque::{Injector, Steal, Stealer, Worker};
+use crate::sync::{thread, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::topology::TopologyGraph;
+use crate::unwind;
+use crossbeam_utils::CachePadded;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::ptr;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Fruitless search rounds (each up to one request per candidate victim) before a worker sleeps.
+pub(crate) const SEARCH_ROUNDS: u32 = 2;
+
+/// The shared half of one worker.
+pub(crate) struct WorkerInfo {
+    stealer: Stealer<JobRef>,
+    /// Tasks other workers placed here (sender-initiated policies); only the owner drains it.
+    pub(crate) inbox: Injector<JobRef>,
+    pub(crate) stats: CachePadded<Counters>,
+}
+
+/// Everything the workers of one pool share.
+pub(crate) struct Registry {
+    pub(crate) workers: Vec<WorkerInfo>,
+    injector: Injector<JobRef>,
+    pub(crate) sleep: Sleep,
+    pub(crate) policy: Policy,
+    pub(crate) graph: TopologyGraph,
+    pub(crate) shared: Shared,
+    /// More than one worker: publishing work may need to wake someone.
+    multi: bool,
+    /// Root jobs (injected jobs and `'static` spawns) not yet finished. Every other job is
+    /// awaited by a frame of one of these, so zero means the pool is quiescent.
+    outstanding: AtomicUsize,
+    terminating: AtomicBool,
+    submitted: AtomicU64,
+    panic_handler: Option<PanicHandler>,
+    start: Instant,
+    baseline: Mutex<PoolStats>,
+    speeds: Vec<f64>,
+    cores: Vec<Option<usize>>,
+    seed: u64,
+}
+
+// The thread-local pointer to the current worker, if this thread is one.
+#[cfg(not(loom))]
+crate::sync::thread_local! {
+    static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+}
+#[cfg(loom)]
+crate::sync::thread_local! {
+    static WORKER_THREAD: Cell<*const WorkerThread> = Cell::new(ptr::null());
+}
+
+impl Registry {
+    /// Builds the registry and starts its worker threads.
+    pub(crate) fn new(
+        mut config: Config,
+    ) -> Result<(Arc<Registry>, Vec<thread::JoinHandle<()>>), BuildError> {
+        let n = config.num_threads;
+        let graph = config.topology.try_graph(n).map_err(BuildError::Topology)?;
+        let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
+        let workers = deques
+            .iter()
+            .map(|d| WorkerInfo {
+                stealer: d.stealer(),
+                inbox: Injector::new(),
+                stats: CachePadded::new(Counters::default()),
+            })
+            .collect();
+        let cores = placement(n, config.pin);
+        let registry = Arc::new(Registry {
+            workers,
+            injector: Injector::new(),
+            sleep: Sleep::new(n),
+            shared: Shared::new(&config.policy, &graph),
+            policy: config.policy,
+            graph,
+            multi: n > 1,
+            outstanding: AtomicUsize::new(0),
+            terminating: AtomicBool::new(false),
+            submitted: AtomicU64::new(0),
+            panic_handler: config.panic_handler.take(),
+            start: Instant::now(),
+            baseline: Mutex::new(PoolStats {
+                workers: vec![Default::default(); n],
+                ..Default::default()
+            }),
+            speeds: config.speeds.clone().unwrap_or_else(|| vec![1.0; n]),
+            cores,
+            seed: config.seed,
+        });
+        let mut handles = Vec::with_capacity(n);
+        for (index, deque) in deques.into_iter().enumerate() {
+            let name = match config.thread_name.as_mut() {
+                Some(f) => f(index),
+                None => format!("hypersteal-{index}"),
+            };
+            let reg = Arc::clone(&registry);
+            let spawned = thread::spawn_named(name, config.stack_size, move || {
+                main_loop(deque, index, reg);
+            });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    registry.terminate();
+                    for h in handles {
+                        let _ = h.join();
+                    }
+                    return Err(BuildError::ThreadSpawn(e.to_string()));
+                }
+            }
+        }
+        Ok((registry, handles))
+    }
+
+    pub(crate) fn num_threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// The core worker `index` is pinned to, if pinned.
+    pub(crate) fn core_of(&self, index: usize) -> Option<usize> {
+        self.cores.get(index).copied().flatten()
+    }
+
+    /// Asks every worker to finish the queued work and exit.
+    pub(crate) fn terminate(&self) {
+        self.terminating.store(true, Ordering::SeqCst);
+        self.sleep.notify_all();
+    }
+
+    fn quiescent_and_terminating(&self) -> bool {
+        self.terminating.load(Ordering::SeqCst) && self.outstanding.load(Ordering::SeqCst) == 0
+    }
+
+    /// A root job was submitted (`install` from outside, `spawn`).
+    fn begin_root(&self) {
+        self.outstanding.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A root job finished.
+    fn end_root(&self) {
+        if self.outstanding.fetch_sub(1, Ordering::SeqCst) == 1
+            && self.terminating.load(Ordering::SeqCst)
+        {
+            self.sleep.notify_all();
+        }
+    }
+
+    /// Queues a job from outside the workers and wakes one of them.
+    pub(crate) fn inject(&self, job: JobRef) {
+        debug_assert_eq!(job.origin, EXTERNAL);
+        self.submitted.fetch_add(1, Ordering::Relaxed);
+        self.injector.push(job);
+        self.sleep.notify(0..self.num_threads());
+    }
+
+    /// The latch worker `owner` waits for was set: wake it if it sleeps.
+    pub(crate) fn notify_latch_set(&self, owner: usize) {
+        self.sleep.notify_worker(owner);
+    }
+
+    /// Queues `job` on the current worker if it belongs to this pool, else injects it.
+    pub(crate) fn push_or_inject(&self, make: impl FnOnce(u32) -> JobRef) {
+        let worker = WorkerThread::current();
+        // SAFETY: the pointer comes from the thread-local set by `main_loop`, which outlives
+        // every job this thread runs.
+        match unsafe { worker.as_ref() } {
+            Some(w) if ptr::eq(&*w.registry, self) => w.push(make(w.index as u32)),
+            _ => self.inject(make(EXTERNAL)),
+        }
+    }
+
+    /// Runs `op` on a worker of this pool and returns its result.
+    pub(crate) fn in_worker<OP, R>(self: &Arc<Self>, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let worker = WorkerThread::current();
+        // SAFETY: see `push_or_inject`.
+        match unsafe { worker.as_ref() } {
+            None => self.in_worker_cold(op),
+            Some(w) if ptr::eq(&*w.registry, &**self) => op(w, false),
+            Some(w) => self.in_worker_cross(w, op),
+        }
+    }
+
+    #[cold]
+    fn in_worker_cold<OP, R>(self: &Arc<Self>, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let job = StackJob::new(
+            |injected| {
+                let _root = RootGuard(self);
+                // SAFETY: a job runs on a worker thread, whose pointer is set.
+                let worker = unsafe { &*WorkerThread::current() };
+                op(worker, injected)
+            },
+            LockLatch::new(),
+        );
+        self.begin_root();
+        // SAFETY: `job` stays on this stack until its latch is set below.
+        self.inject(unsafe { job.as_job_ref(EXTERNAL) });
+        job.latch.wait();
+        job.into_result()
+    }
+
+    /// `op` must run in this pool while the caller is a worker of another: the caller keeps
+    /// running its own pool's work while it waits.
+    #[cold]
+    fn in_worker_cross<OP, R>(self: &Arc<Self>, current: &WorkerThread, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let job = StackJob::new(
+            |injected| {
+                let _root = RootGuard(self);
+                // SAFETY: a job runs on a worker thread, whose pointer is set.
+                let worker = unsafe { &*WorkerThread::current() };
+                op(worker, injected)
+            },
+            SpinLatch::cross(&current.registry, current.index),
+        );
+        self.begin_root();
+        // SAFETY: `job` stays on this stack until its latch is set.
+        self.inject(unsafe { job.as_job_ref(EXTERNAL) });
+        current.wait_until(&job.latch);
+        job.into_result()
+    }
+
+    /// Runs a `'static` task somewhere in the pool; its panic goes to the panic handler.
+    pub(crate) fn spawn_static<F: FnOnce() + Send + 'static>(self: &Arc<Self>, func: F) {
+        self.begin_root();
+        let registry = Arc::clone(self);
+        let job = crate::job::HeapJob::new(move || {
+            let _root = RootGuard(&registry);
+            if let Err(payload) = unwind::halt_unwinding(func) {
+                registry.handle_panic(payload);
+            }
+        });
+        // SAFETY: the job owns everything it uses (`'static`).
+        self.push_or_inject(|origin| unsafe { job.into_job_ref(origin) });
+    }
+
+    fn handle_panic(&self, payload: Box<dyn Any + Send>) {
+        match &self.panic_handler {
+            Some(handler) => {
+                // A panicking handler must not unwind into the worker loop; its panic is dropped
+                // and the worker keeps running.
+                let _ = unwind::halt_unwinding(|| handler(payload));
+            }
+            None => {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a non-string payload".to_string());
+                eprintln!("hypersteal: a spawned task panicked: {msg}");
+            }
+        }
+    }
+
+    /// Where a worker under this policy may look for work of others (for the sleep re-check and
+    /// for choosing whom to wake).
+    fn reach(&self) -> Reach {
+        self.policy.reach()
+    }
+
+    /// After worker `from` published a job in its deque: wake a sleeper that may take it.
+    #[inline]
+    fn notify_new_job(&self, from: usize) {
+        match self.reach() {
+            Reach::All => {
+                let p = self.num_threads();
+                self.sleep.notify((from + 1..p).chain(0..from));
+            }
+            Reach::Neighbors => {
+                self.sleep
+                    .notify(self.graph.neighbors(from).iter().copied());
+            }
+        }
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+
+    fn raw_stats(&self) -> PoolStats {
+        let now = self.now_ns();
+        PoolStats {
+            workers: self.workers.iter().map(|w| w.stats.snapshot(now)).collect(),
+            submitted: self.submitted.load(Ordering::Relaxed),
+            elapsed: std::time::Duration::from_nanos(now),
+        }
+    }
+
+    /// What the pool did since it started or since the last [`Registry::reset_stats`].
+    pub(crate) fn stats(&self) -> PoolStats {
+        let base = self.baseline.lock();
+        self.raw_stats().since(&base)
+    }
+
+    pub(crate) fn reset_stats(&self) {
+        let mut base = self.baseline.lock();
+        *base = self.raw_stats();
+        for w in &self.workers {
+            w.stats.max_hops.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+impl LoadView for Registry {
+    fn queued(&self, w: usize) -> usize {
+        let info = &self.workers[w];
+        info.stealer.len() + info.inbox.len()
+    }
+
+    fn ns_per_task(&self, w: usize) -> f64 {
+        let s = self.workers[w].stats.snapshot(self.now_ns());
+        let busy = self.now_ns().saturating_sub(s.idle.as_nanos() as u64);
+        let tasks = (s.executed + s.injected).max(1);
+        (busy as f64 / tasks as f64).max(1.0)
+    }
+
+    fn speed(&self, w: usize) -> f64 {
+        self.speeds[w]
+    }
+}
+
+/// Ends a root job when dropped (also when the job panics).
+struct RootGuard<'a>(&'a Registry);
+
+impl Drop for RootGuard<'_> {
+    fn drop(&mut self) {
+        self.0.end_root();
+    }
+}
+
+/// The cores the workers are pinned to: round robin over the cores this process may use.
+fn placement(n: usize, pin: bool) -> Vec<Option<usize>> {
+    let cores = if pin {
+        core_affinity::get_core_ids().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    (0..n)
+        .map(|k| (!cores.is_empty()).then(|| cores[k % cores.len()].id))
+        .collect()
+}
+
+/// The thread-private half of a worker.
+pub(crate) struct WorkerThread {
+    deque: Worker<JobRef>,
+    pub(crate) index: usize,
+    pub(crate) registry: Arc<Registry>,
+    victims: RefCell<Victims>,
+}
+
+fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
+    if let Some(core) = registry.core_of(index) {
+        // Pinning is best effort: a refused affinity call leaves the thread unpinned.
+        let _ = core_affinity::set_for_current(core_affinity::CoreId { id: core });
+    }
+    let worker = WorkerThread {
+        deque,
+        index,
+        victims: RefCell::new(Victims::new(index, registry.num_threads(), registry.seed)),
+        registry,
+    };
+    WORKER_THREAD.with(|t| t.set(&worker));
+    if let Some(donors) = &worker.registry.shared.donors {
+        // SB: the donor queue starts with whoever obtains the root; nobody is a donor yet.
+        debug_assert!(!donors.contains(index));
+    }
+    worker.wait_until(&Terminated(&worker.registry));
+    WORKER_THREAD.with(|t| t.set(ptr::null()));
+}
+
+/// The "latch" the main loop waits for: termination requested and nothing outstanding.
+struct Terminated<'a>(&'a Registry);
+
+impl Probe for Terminated<'_> {
+    fn probe(&self) -> bool {
+        self.0.quiescent_and_terminating()
+    }
+}
+
+impl WorkerThread {
+    /// The current thread's worker, or null.
+    #[inline]
+    pub(crate) fn current() -> *const WorkerThread {
+        WORKER_THREAD.with(|t| t.get())
+    }
+
+    #[inline]
+    fn counters(&self) -> &Counters {
+        &self.registry.workers[self.index].stats
+    }
+
+    /// Makes `job` available to other workers (the `b` of a join, a spawn).
+    #[inline]
+    pub(crate) fn push(&self, job: JobRef) {
+        bump(&self.counters().spawned, 1);
+        self.deque.push(job);
+        if self.registry.multi {
+            self.registry.notify_new_job(self.index);
+        }
+    }
+
+    /// Pops the newest job of the own deque.
+    #[inline]
+    pub(crate) fn take_local_job(&self) -> Option<JobRef> {
+        self.deque.pop()
+    }
+
+    /// Counts a task that runs here, then runs it.
+    #[inline]
+    pub(crate) fn execute(&self, job: JobRef) {
+        self.count_execution(&job);
+        // SAFETY: every JobRef in a queue is executed exactly once, by whoever removed it.
+        unsafe { job.execute() };
+    }
+
+    /// Records that `job` runs on this worker (also when popped back and run inline).
+    #[inline]
+    pub(crate) fn count_execution(&self, job: &JobRef) {
+        let c = self.counters();
+        if job.origin == EXTERNAL {
+            bump(&c.injected, 1);
+        } else {
+            bump(&c.executed, 1);
+            if job.origin as usize == self.index {
+                bump(&c.executed_local, 1);
+            }
+        }
+    }
+
+    /// Runs other work until `latch` is set.
+    #[inline]
+    pub(crate) fn wait_until<L: Probe>(&self, latch: &L) {
+        if !latch.probe() {
+            self.wait_until_cold(latch);
+        }
+    }
+
+    #[cold]
+    fn wait_until_cold<L: Probe>(&self, latch: &L) {
+        while !latch.probe() {
+            if let Some(job) = self.find_local_work() {
+                self.execute(job);
+                continue;
+            }
+            let registry = &self.registry;
+            let since = registry.now_ns();
+            self.counters()
+                .idle_since
+                .store(since + 1, Ordering::Relaxed);
+            if let Some(donors) = &registry.shared.donors {
+                donors.leave(self.index);
+            }
+            let found = self.search_or_sleep(latch);
+            if let Some(donors) = &registry.shared.donors {
+                // Obtained work, or resumes the frame that waited: a donor again.
+                donors.join(self.index);
+            }
+            self.counters().idle_since.store(0, Ordering::Relaxed);
+            bump(
+                &self.counters().idle_ns,
+                registry.now_ns().saturating_sub(since),
+            );
+            match found {
+                Some(job) => self.execute(job),
+                None => return,
+            }
+        }
+    }
+
+    /// Own deque, own inbox, then the injector.
+    fn find_local_work(&self) -> Option<JobRef> {
+        if let Some(job) = self.deque.pop() {
+            return Some(job);
+        }
+        let inbox = &self.registry.workers[self.index].inbox;
+        if let Some(job) = steal_retrying(|| inbox.steal()) {
+            return Some(job);
+        }
+        steal_retrying(|| self.registry.injector.steal())
+    }
+
+    /// Searches (local sources and the policy's requests) for a bounded number of rounds, then
+    /// sleeps; repeats until it finds a job (`Some`) or the latch is set (`None`).
+    fn search_or_sleep<L: Probe>(&self, latch: &L) -> Option<JobRef> {
+        let mut rounds = 0;
+        loop {
+            if latch.probe() {
+                return None;
+            }
+            if let Some(job) = self.find_local_work() {
+                return Some(job);
+            }
+            match self.acquire_round() {
+                Acquired::Job(job) => return Some(job),
+                Acquired::Contended => continue,
+                Acquired::Nothing => {}
+            }
+            rounds += 1;
+            if rounds < SEARCH_ROUNDS {
+                crate::sync::yield_now();
+                continue;
+            }
+            rounds = 0;
+            let slept = self
+                .registry
+                .sleep
+                .sleep(self.index, || latch.probe() || self.work_visible());
+            if slept {
+                bump(&self.counters().sleeps, 1);
+            }
+        }
+    }
+
+    /// One round of the policy's acquire step: requests to the victims it chooses.
+    fn acquire_round(&self) -> Acquired {
+        let registry = &*self.registry;
+        if !registry.multi {
+            return Acquired::Nothing;
+        }
+        let policy = &registry.policy;
+        let mut victims = self.victims.borrow_mut();
+        let requests = victims.round_len(policy, self.index, &registry.graph);
+        let mut contended = false;
+        let c = self.counters();
+        for _ in 0..requests {
+            let Some(victim) = victims.next(
+                policy,
+                self.index,
+                &registry.graph,
+                &registry.shared,
+                registry,
+            ) else {
+                break;
+            };
+            bump(&c.requests, 1);
+            let stealer = &registry.workers[victim].stealer;
+            match stealer.steal() {
+                Steal::Success(job) => {
+                    bump(&c.requests_ok, 1);
+                    return Acquired::Job(job);
+                }
+                Steal::Empty => victims.failed(policy, victim),
+                Steal::Retry => contended = true,
+            }
+        }
+        if contended {
+            Acquired::Contended
+        } else {
+            Acquired::Nothing
+        }
+    }
+
+    /// The sleep re-check: is there anything this worker could act on?
+    fn work_visible(&self) -> bool {
+        let registry = &*self.registry;
+        if registry.quiescent_and_terminating()
+            || !self.deque.is_empty()
+            || !registry.workers[self.index].inbox.is_empty()
+            || !registry.injector.is_empty()
+        {
+            return true;
+        }
+        if !registry.multi {
+            return false;
+        }
+        match registry.reach() {
+            Reach::All => registry
+                .workers
+                .iter()
+                .enumerate()
+                .any(|(w, info)| w != self.index && !info.stealer.is_empty()),
+            Reach::Neighbors => registry
+                .graph
+                .neighbors(self.index)
+                .iter()
+                .any(|&w| !registry.workers[w].stealer.is_empty()),
+        }
+    }
+}
+
+enum Acquired {
+    Job(JobRef),
+    /// A steal lost a race: try again before thinking of sleep.
+    Contended,
+    Nothing,
+}
+
+fn steal_retrying(mut steal: impl FnMut() -> Steal<JobRef>) -> Option<JobRef> {
+    loop {
+        match steal() {
+            Steal::Success(job) => return Some(job),
+            Steal::Empty => return None,
+            Steal::Retry => crate::sync::spin_hint(),
+        }
+    }
+}
+
+/// Runs `op` on a worker: the current one, or one of the global pool.
+pub(crate) fn in_worker<OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    let worker = WorkerThread::current();
+    // SAFETY: see `Registry::push_or_inject`.
+    match unsafe { worker.as_ref() } {
+        Some(w) => op(w, false),
+        None => crate::builder::global_registry().in_worker(op),
+    }
+}
