@@ -138,6 +138,12 @@ impl Registry {
         self.workers.len()
     }
 
+    /// Relative speeds of the workers (all 1.0 unless the builder was given speeds).
+    #[allow(dead_code)] // for the loop schedules
+    pub(crate) fn speeds(&self) -> &[f64] {
+        &self.speeds
+    }
+
     /// The core worker `index` is pinned to, if pinned.
     pub(crate) fn core_of(&self, index: usize) -> Option<usize> {
         self.cores.get(index).copied().flatten()

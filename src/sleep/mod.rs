@@ -115,10 +115,4 @@ impl Sleep {
             self.wake(w);
         }
     }
-
-    /// Whether worker `w` is announced sleepy (for tests and statistics).
-    #[cfg(test)]
-    pub(crate) fn is_sleepy(&self, w: usize) -> bool {
-        self.slots[w].sleepy.load(Ordering::SeqCst)
-    }
 }
