@@ -511,10 +511,13 @@ impl WorkerThread {
             return Some(job);
         }
         let inbox = &self.registry.workers[self.index].inbox;
-        if let Some(job) = steal_retrying(|| inbox.steal()) {
-            return Some(job);
+        let job = steal_retrying(|| inbox.steal())
+            .or_else(|| steal_retrying(|| self.registry.injector.steal()))?;
+        if let Some(donors) = &self.registry.shared.donors {
+            // SB: a worker that obtains work is a donor (this is how the root's holder joins).
+            donors.join(self.index);
         }
-        steal_retrying(|| self.registry.injector.steal())
+        Some(job)
     }
 
     /// Searches (local sources and the policy's requests) for a bounded number of rounds, then
@@ -558,6 +561,7 @@ impl WorkerThread {
         let policy = &registry.policy;
         let mut victims = self.victims.borrow_mut();
         let requests = victims.round_len(policy, self.index, &registry.graph);
+        victims.begin_round();
         let mut contended = false;
         let c = self.counters();
         for _ in 0..requests {
@@ -601,17 +605,18 @@ impl WorkerThread {
         if !registry.multi {
             return false;
         }
+        let worth = |w: usize| {
+            registry
+                .policy
+                .worth_asking(registry.workers[w].stealer.len())
+        };
         match registry.reach() {
-            Reach::All => registry
-                .workers
-                .iter()
-                .enumerate()
-                .any(|(w, info)| w != self.index && !info.stealer.is_empty()),
+            Reach::All => (0..registry.num_threads()).any(|w| w != self.index && worth(w)),
             Reach::Neighbors => registry
                 .graph
                 .neighbors(self.index)
                 .iter()
-                .any(|&w| !registry.workers[w].stealer.is_empty()),
+                .any(|&w| worth(w)),
         }
     }
 }

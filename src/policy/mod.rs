@@ -138,6 +138,14 @@ impl Policy {
         }
     }
 
+    /// Whether a victim with `queued` waiting tasks is worth a request under this policy.
+    pub(crate) fn worth_asking(&self, queued: usize) -> bool {
+        match self {
+            Policy::MostLoaded { min_load, .. } => queued >= *min_load,
+            _ => queued > 0,
+        }
+    }
+
     fn params(&self) -> Vec<(&'static str, String)> {
         match *self {
             Policy::GrrCombining { window } if window != DEFAULT_WINDOW => {

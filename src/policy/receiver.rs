@@ -171,10 +171,20 @@ impl Victims {
     pub(crate) fn round_len(&self, policy: &Policy, me: usize, graph: &TopologyGraph) -> usize {
         let p = graph.len();
         match policy {
-            Policy::NearestNeighbor => graph.neighbors(me).len(),
-            Policy::MostLoaded { .. } => 1,
+            Policy::NearestNeighbor
+            | Policy::MostLoaded {
+                scope: LoadScope::Neighbors,
+                ..
+            } => graph.neighbors(me).len(),
             _ => p - 1,
         }
+    }
+
+    /// Starts a search round. `most-loaded` forgets failed victims here, so a victim that was
+    /// empty once is skipped for the rest of the round but asked again in the next one (its
+    /// length may have gone to zero and back, which a reader cannot see).
+    pub(crate) fn begin_round(&mut self) {
+        self.failed_at.fill(usize::MAX);
     }
 
     /// The victim of the next request of worker `me`, or `None` when the policy sees no

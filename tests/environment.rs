@@ -1,0 +1,73 @@
+//! The HYPERSTEAL_* environment variables set builder defaults; explicit calls win; bad values
+//! are errors. One test function, because the environment is process-wide.
+
+use hypersteal::{BuildError, Policy, ThreadPoolBuilder, Topology};
+
+fn set(var: &str, value: &str) {
+    // The only test in this binary: nothing reads the environment concurrently.
+    std::env::set_var(var, value);
+}
+
+#[test]
+fn environment_defaults_and_errors() {
+    set("HYPERSTEAL_NUM_THREADS", "3");
+    set("HYPERSTEAL_POLICY", "grr-m:window=4");
+    set("HYPERSTEAL_TOPOLOGY", "ring");
+    set("HYPERSTEAL_PIN", "off");
+    let pool = ThreadPoolBuilder::new().build().unwrap();
+    assert_eq!(pool.current_num_threads(), 3);
+    assert_eq!(pool.policy(), Policy::GrrCombining { window: 4 });
+    assert_eq!(pool.topology(), Topology::Ring);
+    assert_eq!(pool.worker_core(0), None, "pinning is off");
+
+    // Explicit builder calls win over the environment.
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .policy(Policy::NearestNeighbor)
+        .topology(Topology::Mesh)
+        .build()
+        .unwrap();
+    assert_eq!(pool.current_num_threads(), 2);
+    assert_eq!(pool.policy(), Policy::NearestNeighbor);
+    assert_eq!(pool.topology(), Topology::Mesh);
+
+    let env_err = |var: &str, value: &str| {
+        set(var, value);
+        let e = ThreadPoolBuilder::new().build().map(|_| ()).unwrap_err();
+        std::env::remove_var(var);
+        assert!(matches!(e, BuildError::Env { .. }), "{e:?}");
+        e.to_string()
+    };
+    let e = env_err("HYPERSTEAL_NUM_THREADS", "many");
+    assert!(
+        e.contains("HYPERSTEAL_NUM_THREADS")
+            && e.contains("\"many\"")
+            && e.contains("0 (one per core) to 1024"),
+        "{e}"
+    );
+    let e = env_err("HYPERSTEAL_POLICY", "fifo");
+    assert!(
+        e.contains("fifo") && e.contains("rp, nn, arr, grr, grr-m, sb, most-loaded"),
+        "{e}"
+    );
+    let e = env_err("HYPERSTEAL_TOPOLOGY", "star");
+    assert!(
+        e.contains("star") && e.contains("hypercube, mesh, torus, ring, complete"),
+        "{e}"
+    );
+    let e = env_err("HYPERSTEAL_PIN", "maybe");
+    assert!(e.contains("maybe") && e.contains("true/false"), "{e}");
+
+    set("HYPERSTEAL_NUM_THREADS", "5000");
+    let e = ThreadPoolBuilder::new().build().map(|_| ()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            BuildError::TooManyThreads {
+                requested: 5000,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}

@@ -1,0 +1,200 @@
+//! Nested use: join in join, scope in tasks, install of another pool from inside a pool,
+//! shutdown with queued work, and idle pools that sleep.
+
+mod common;
+
+use common::*;
+use hypersteal::{Policy, ThreadPoolBuilder, Topology};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+#[test]
+fn install_of_another_pool_from_inside_a_pool() {
+    for policy in Policy::all() {
+        for (na, nb) in [(1, 1), (1, 2), (2, 1), (3, 4)] {
+            let a = pool(policy, Topology::Mesh, na);
+            let b = pool(policy, Topology::Ring, nb);
+            // A's worker waits for B; B's task calls back into A, which must still make
+            // progress (the waiting worker of A keeps running A's work).
+            let got = a.install(|| {
+                let (x, y) =
+                    hypersteal::join(|| b.install(|| fib(16) + a.install(|| fib(12))), || fib(14));
+                x + y
+            });
+            assert_eq!(
+                got,
+                fib_iter(16) + fib_iter(12) + fib_iter(14),
+                "{policy} {na} {nb}"
+            );
+            assert_eq!(a.current_thread_index(), None);
+            assert_balanced(&a, "a");
+            assert_balanced(&b, "b");
+        }
+    }
+}
+
+fn pool_of(topology: Topology, n: usize) -> hypersteal::ThreadPool {
+    pool(Policy::default(), topology, n)
+}
+
+#[test]
+fn current_thread_index_and_num_threads() {
+    let pool = pool_of(Topology::Complete, 3);
+    assert_eq!(pool.install(hypersteal::current_num_threads), 3);
+    let idx = pool.install(hypersteal::current_thread_index).unwrap();
+    assert!(idx < 3);
+    let (own, any) = pool.install(|| {
+        (
+            pool.current_thread_index(),
+            hypersteal::current_thread_index(),
+        )
+    });
+    assert!(own.is_some());
+    assert_eq!(own, any);
+    let other = pool_of(Topology::Ring, 2);
+    assert_eq!(
+        other.install(|| pool.current_thread_index()),
+        None,
+        "not a worker of `pool`"
+    );
+    assert_eq!(hypersteal::current_thread_index(), None);
+}
+
+#[test]
+fn free_functions_use_the_global_pool_outside_any_pool() {
+    assert_eq!(fib(18), fib_iter(18));
+    let mut v = vec![0; 100];
+    hypersteal::scope(|s| {
+        for (i, x) in v.iter_mut().enumerate() {
+            s.spawn(move |_| *x = i * 2);
+        }
+    });
+    assert_eq!(v, (0..100).map(|i| i * 2).collect::<Vec<_>>());
+    let (tx, rx) = std::sync::mpsc::channel();
+    hypersteal::spawn(move || {
+        tx.send(hypersteal::current_thread_index().is_some())
+            .unwrap()
+    });
+    assert!(rx.recv().unwrap());
+    assert!(hypersteal::current_num_threads() >= 1);
+}
+
+#[test]
+fn dropping_a_pool_runs_queued_work_and_joins_its_threads() {
+    for policy in Policy::all() {
+        let ran = Arc::new(AtomicUsize::new(0));
+        let pool = pool(policy, Topology::Hypercube, 3);
+        for _ in 0..1000 {
+            let ran = ran.clone();
+            pool.spawn(move || {
+                // Spawned work may spawn more work; it all runs before the threads end.
+                let inner = ran.clone();
+                hypersteal::spawn(move || {
+                    inner.fetch_add(1, Ordering::SeqCst);
+                });
+                ran.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        let weak = Arc::downgrade(&ran);
+        drop(pool);
+        assert_eq!(ran.load(Ordering::SeqCst), 2000, "{policy}");
+        // Every closure (and so every Arc clone) was run and dropped: no thread holds one.
+        drop(ran);
+        assert!(
+            weak.upgrade().is_none(),
+            "{policy}: a worker outlived the pool"
+        );
+    }
+}
+
+#[test]
+fn builder_options_reach_the_threads() {
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .thread_name(|i| format!("custom-{i}"))
+        .stack_size(4 << 20)
+        .build()
+        .unwrap();
+    let name = pool.install(|| std::thread::current().name().unwrap().to_string());
+    assert!(name.starts_with("custom-"), "{name}");
+    // Deep recursion needs the bigger stack.
+    fn depth(n: u32) -> u32 {
+        let pad = std::hint::black_box([0u8; 256]);
+        if n == 0 {
+            pad[0] as u32
+        } else {
+            1 + depth(n - 1)
+        }
+    }
+    assert_eq!(pool.install(|| depth(5000)), 5000);
+    assert_eq!(pool.policy(), Policy::RandomPolling);
+    assert_eq!(pool.topology(), Topology::Hypercube);
+    assert_eq!(pool.graph().len(), 2);
+}
+
+#[test]
+fn stats_reset_starts_the_books_afresh() {
+    let pool = pool(Policy::default(), Topology::Hypercube, 2);
+    pool.install(|| fib(15));
+    assert!(pool.stats().total().spawned > 0);
+    pool.reset_stats();
+    assert_eq!(pool.stats().total().spawned, 0);
+    pool.install(|| fib(10));
+    let total = pool.stats().total();
+    assert_eq!(total.spawned, fib_iter(11) - 1);
+    assert_eq!(total.executed, total.spawned);
+    assert!(pool.stats().idle_fraction() <= 1.0);
+}
+
+/// CPU time (user + system, in clock ticks) of this process's threads whose name starts with
+/// `prefix`, from /proc.
+#[cfg(target_os = "linux")]
+fn cpu_ticks(prefix: &str) -> (usize, u64) {
+    let mut threads = 0;
+    let mut ticks = 0;
+    for entry in std::fs::read_dir("/proc/self/task").unwrap() {
+        let path = entry.unwrap().path();
+        let stat = std::fs::read_to_string(path.join("stat")).unwrap_or_default();
+        // pid (comm) state ... utime is field 14, stime 15 (1-based); comm may hold spaces.
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let comm = &stat[stat.find('(').unwrap() + 1..close];
+        if !comm.starts_with(prefix) {
+            continue;
+        }
+        let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+        threads += 1;
+        ticks += fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    }
+    (threads, ticks)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_idle_pool_uses_no_cpu() {
+    for policy in Policy::all() {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(4)
+            .policy(policy)
+            .pin_threads(false)
+            .thread_name(|i| format!("idlecheck{i}"))
+            .build()
+            .unwrap();
+        pool.install(|| fib(18));
+        // Let the bounded search end and the workers park.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let (threads, before) = cpu_ticks("idlecheck");
+        assert_eq!(threads, 4);
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let (_, after) = cpu_ticks("idlecheck");
+        // A spinning worker would burn ~40 ticks per 400 ms; parked workers burn none.
+        assert!(
+            after - before <= 2,
+            "{policy}: idle workers used {} ticks",
+            after - before
+        );
+        // And new work still wakes them.
+        assert_eq!(pool.install(|| fib(15)), fib_iter(15));
+    }
+}

@@ -1,0 +1,143 @@
+//! Every policy on every topology at 1, 2, 3, 4 and 8 workers computes exact results and runs
+//! every task exactly once.
+
+mod common;
+
+use common::*;
+use hypersteal::{Policy, Topology};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn exercise(policy: Policy) {
+    for topology in Topology::ALL {
+        for workers in WORKERS {
+            let what = format!("{policy} on {topology} with {workers} workers");
+            let pool = pool(policy, topology, workers);
+
+            assert_eq!(pool.install(|| fib(20)), fib_iter(20), "{what}: fib");
+
+            let count = AtomicUsize::new(0);
+            pool.scope(|s| {
+                for _ in 0..100_000 {
+                    s.spawn(|_| {
+                        count.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+            });
+            assert_eq!(count.load(Ordering::Relaxed), 100_000, "{what}: spawns");
+
+            // Nested scopes: each task opens its own scope, whose tasks write disjoint slots.
+            let mut grid = vec![vec![0u32; 16]; 16];
+            pool.scope(|s| {
+                for (i, row) in grid.iter_mut().enumerate() {
+                    s.spawn(move |_| {
+                        hypersteal::scope(|inner| {
+                            for (j, cell) in row.iter_mut().enumerate() {
+                                inner.spawn(move |_| *cell = (i * 16 + j) as u32);
+                            }
+                        });
+                    });
+                }
+            });
+            let flat: Vec<u32> = grid.concat();
+            assert_eq!(
+                flat,
+                (0..256).collect::<Vec<u32>>(),
+                "{what}: nested scopes"
+            );
+
+            assert_balanced(&pool, &what);
+            let total = pool.stats().total();
+            // fib(20) makes fib(21) - 1 joins; plus 100,000 + 16 + 256 scope spawns.
+            assert_eq!(
+                total.spawned,
+                fib_iter(21) - 1 + 100_000 + 16 + 256,
+                "{what}: spawned"
+            );
+            if workers == 1 {
+                assert_eq!(total.requests, 0, "{what}: nobody to ask");
+                assert_eq!(total.executed_remote, 0, "{what}: nothing moves");
+            }
+        }
+    }
+}
+
+#[test]
+fn random_polling() {
+    exercise("rp".parse().unwrap());
+}
+
+#[test]
+fn nearest_neighbor() {
+    exercise("nn".parse().unwrap());
+}
+
+#[test]
+fn asynchronous_round_robin() {
+    exercise("arr".parse().unwrap());
+}
+
+#[test]
+fn global_round_robin() {
+    exercise("grr".parse().unwrap());
+}
+
+#[test]
+fn global_round_robin_with_combining() {
+    exercise("grr-m".parse().unwrap());
+    exercise("grr-m:window=0".parse().unwrap());
+}
+
+#[test]
+fn scheduler_based() {
+    exercise("sb".parse().unwrap());
+}
+
+#[test]
+fn most_loaded() {
+    exercise("most-loaded".parse().unwrap());
+    exercise("most-loaded:scope=all,load=time".parse().unwrap());
+}
+
+#[test]
+fn policy_all_lists_every_policy_once() {
+    let names: Vec<String> = Policy::all().iter().map(|p| p.to_string()).collect();
+    assert_eq!(names, Policy::NAMES);
+}
+
+#[test]
+fn idle_workers_take_work_from_a_busy_one() {
+    for policy in Policy::all() {
+        let pool = pool(policy, Topology::Hypercube, 4);
+        // The first task to run blocks its worker until a task has run on another worker, so the
+        // remaining tasks can only finish if some idle worker is woken and takes them.
+        let blocker = AtomicUsize::new(usize::MAX);
+        let elsewhere = AtomicUsize::new(0);
+        pool.scope(|s| {
+            for _ in 0..64 {
+                s.spawn(|_| {
+                    let me = hypersteal::current_thread_index().unwrap();
+                    if blocker
+                        .compare_exchange(usize::MAX, me, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok()
+                    {
+                        let deadline =
+                            std::time::Instant::now() + std::time::Duration::from_secs(30);
+                        while elsewhere.load(Ordering::SeqCst) == 0 {
+                            assert!(
+                                std::time::Instant::now() < deadline,
+                                "{policy}: nobody took work"
+                            );
+                            std::thread::yield_now();
+                        }
+                    } else if blocker.load(Ordering::SeqCst) != me {
+                        elsewhere.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        let total = pool.stats().total();
+        assert!(total.executed_remote > 0, "{policy}: some task moved");
+        assert!(total.requests_ok > 0, "{policy}: some request succeeded");
+        assert_balanced(&pool, &policy.to_string());
+    }
+}
