@@ -21,6 +21,9 @@ pub const ENV_TOPOLOGY: &str = "HYPERSTEAL_TOPOLOGY";
 /// `on`/`off`).
 pub const ENV_PIN: &str = "HYPERSTEAL_PIN";
 
+/// Default worker stack size under the sender-initiated policies (64 MiB of address space).
+pub const SENDER_STACK_SIZE: usize = 64 << 20;
+
 /// Why a pool could not be built.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -206,7 +209,10 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// The stack size of each worker thread, in bytes (default: the platform's).
+    /// The stack size of each worker thread, in bytes. Default: the platform's (2 MiB) under the
+    /// receiver-initiated policies; [`SENDER_STACK_SIZE`] under the sender-initiated ones, whose
+    /// waiting workers run placed tasks on top of the frame that waits, so stacks nest deeper.
+    /// The memory is reserved, not committed: pages are used only as the stack grows.
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self
@@ -340,6 +346,10 @@ static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
 /// If the default settings cannot be built (a bad `HYPERSTEAL_*` environment value): there is
 /// no caller to return the error to, and silently ignoring the variable would be worse.
 pub(crate) fn global_registry() -> &'static Arc<Registry> {
+    // A process-wide pool would outlive the loom model that created it (docs/loom.md).
+    if cfg!(loom) {
+        panic!("hypersteal: no global pool under loom; build a ThreadPool inside the model");
+    }
     if let Some(r) = GLOBAL.get() {
         return r;
     }

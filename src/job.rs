@@ -7,10 +7,11 @@
 //! or a [`HeapJob`] owned by the `JobRef` itself and freed when it runs.
 
 use crate::latch::Latch;
-use crate::sync::UnsafeCell;
+use crate::sync::{AtomicBool, Ordering, UnsafeCell};
 use crate::unwind;
 use std::any::Any;
 use std::mem;
+use std::sync::Arc as StdArc;
 
 /// `origin` of a job that entered from outside the pool's workers (the injector).
 pub(crate) const EXTERNAL: u32 = u32::MAX;
@@ -34,8 +35,9 @@ pub(crate) struct JobRef {
     /// The worker that created the task, or [`EXTERNAL`].
     pub(crate) origin: u32,
     /// Transfers between workers so far.
-    #[allow(dead_code)] // read by the sender-initiated placement
-    pub(crate) hops: u32,
+    pub(crate) hops: u16,
+    /// The pointer is an `Arc<Ticket>`: run the job inside only if the ticket can be claimed.
+    pub(crate) ticket: bool,
 }
 
 // SAFETY: a `JobRef` is only created for jobs whose closures and results are `Send`; the pointer
@@ -52,6 +54,7 @@ impl JobRef {
             execute_fn: <T as Job>::execute,
             origin,
             hops: 0,
+            ticket: false,
         }
     }
 
@@ -186,5 +189,88 @@ impl<F: FnOnce() + Send> Job for HeapJob<F> {
         // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and runs once.
         let this = unsafe { Box::from_raw(this as *mut Self) };
         (this.func)();
+    }
+}
+
+/// A task somebody waits for (a `join`'s `b`, a scope's task) under a sender-initiated policy,
+/// which the waiter may take back while nobody has started it, wherever it was placed or moved.
+///
+/// The queue holds a `JobRef` to the ticket (one `Arc` reference), the waiter another. Whoever
+/// claims the ticket first runs the task; the other side only drops its reference. Taking tasks
+/// back is what lets a deeply nested waiter stop running other workers' tasks (bounding its
+/// stack) without ever waiting for a task that nobody will start (see `docs/sender.md`).
+pub(crate) struct Ticket {
+    claimed: AtomicBool,
+    job: JobRef,
+}
+
+// SAFETY: the inner `JobRef` is executed only by the one thread that claims the ticket.
+unsafe impl Sync for Ticket {}
+
+impl Ticket {
+    pub(crate) fn new(job: JobRef) -> StdArc<Ticket> {
+        StdArc::new(Ticket {
+            claimed: AtomicBool::new(false),
+            job,
+        })
+    }
+
+    /// The `JobRef` to put in an inbox; it owns one reference to the ticket.
+    pub(crate) fn job_ref(ticket: &StdArc<Ticket>) -> JobRef {
+        JobRef {
+            pointer: StdArc::into_raw(StdArc::clone(ticket)).cast(),
+            execute_fn: Ticket::drop_unclaimed,
+            origin: ticket.job.origin,
+            hops: 0,
+            ticket: true,
+        }
+    }
+
+    /// Claims the right to run the job; true for exactly one caller.
+    pub(crate) fn claim(&self) -> bool {
+        !self.claimed.load(Ordering::Relaxed) && !self.claimed.swap(true, Ordering::AcqRel)
+    }
+
+    /// Whether the task behind a ticket `JobRef` was already claimed.
+    pub(crate) fn is_claimed(job: &JobRef) -> bool {
+        debug_assert!(job.ticket);
+        // SAFETY: a ticket JobRef in a queue owns a reference, so the ticket is alive.
+        unsafe { &*(job.pointer as *const Ticket) }
+            .claimed
+            .load(Ordering::Acquire)
+    }
+
+    /// The job, if this call claimed it.
+    pub(crate) fn take(&self) -> Option<JobRef> {
+        self.claim().then_some(self.job)
+    }
+
+    /// Takes the ticket behind an inbox `JobRef`: the inner job if this call claimed it.
+    ///
+    /// # Safety
+    ///
+    /// `job` was made by [`Ticket::job_ref`] and is consumed here (exactly once).
+    pub(crate) unsafe fn redeem(job: JobRef) -> Option<JobRef> {
+        debug_assert!(job.ticket);
+        // SAFETY: the pointer came from `Arc::into_raw` in `job_ref`; this consumes that reference.
+        let ticket = unsafe { StdArc::from_raw(job.pointer as *const Ticket) };
+        ticket.claim().then_some(ticket.job)
+    }
+
+    /// `execute_fn` of a ticket `JobRef`; workers call [`Ticket::redeem`] instead, so this only
+    /// runs if a ticket is executed directly: it behaves the same way.
+    unsafe fn drop_unclaimed(this: *const ()) {
+        let job = JobRef {
+            pointer: this,
+            execute_fn: Ticket::drop_unclaimed,
+            origin: EXTERNAL,
+            hops: 0,
+            ticket: true,
+        };
+        // SAFETY: forwarded from `JobRef::execute`'s contract (this ticket reference runs once).
+        if let Some(inner) = unsafe { Ticket::redeem(job) } {
+            // SAFETY: the claim makes this the only execution of the inner job.
+            unsafe { inner.execute() }
+        }
     }
 }

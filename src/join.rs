@@ -49,16 +49,26 @@ where
     // inline after popping it back or waits for its latch.
     let job_b_ref = unsafe { job_b.as_job_ref(worker.index as u32) };
     let job_b_id = job_b_ref.id();
-    worker.push(job_b_ref);
+    let placed = worker.push_awaited(job_b_ref);
 
     let result_a = match unwind::halt_unwinding(a) {
         Ok(v) => v,
         Err(payload) => {
             // `b` may borrow what `a` borrowed: let it finish (here or elsewhere) first.
-            worker.wait_until(&job_b.latch);
+            match &placed {
+                Some(ticket) => worker.wait_reclaiming(&job_b.latch, &|w| w.reclaim(ticket)),
+                None => worker.wait_until(&job_b.latch),
+            }
             unwind::resume_unwinding(payload)
         }
     };
+
+    if let Some(ticket) = placed {
+        // Sender-initiated: `b` may have been placed in another worker's inbox. Help until it
+        // is done, or run it here if nobody has started it (popped back or taken back).
+        worker.wait_reclaiming(&job_b.latch, &|w| w.reclaim(&ticket));
+        return (result_a, job_b.into_result());
+    }
 
     while !job_b.latch.probe() {
         match worker.take_local_job() {
@@ -70,7 +80,9 @@ where
             // Work `a` left queued (scope spawns) sits above `b`: run it first.
             Some(job) => worker.execute(job),
             None => {
-                // `b` was taken by another worker: help elsewhere until it is done.
+                // `b` was taken by another worker: help elsewhere until it is done. (The
+                // test-only broken variant, docs/loom.md, returns without waiting.)
+                #[cfg(not(all(loom, feature = "loom-broken-join")))]
                 worker.wait_until(&job_b.latch);
                 break;
             }
@@ -78,3 +90,6 @@ where
     }
     (result_a, job_b.into_result())
 }
+
+#[cfg(all(test, loom))]
+mod loom_tests;

@@ -47,8 +47,14 @@ impl CoreLatch {
     ///
     /// `this` is live until the store.
     unsafe fn store(this: *const Self) {
+        // Test-only broken variant (docs/loom.md): a Relaxed store publishes the flag without
+        // the job's writes.
+        #[cfg(all(loom, feature = "loom-broken-latch"))]
+        let order = Ordering::Relaxed;
+        #[cfg(not(all(loom, feature = "loom-broken-latch")))]
+        let order = Ordering::Release;
         // SAFETY: forwarded from the caller.
-        unsafe { (*this).set.store(true, Ordering::Release) }
+        unsafe { (*this).set.store(true, order) }
     }
 }
 
@@ -201,3 +207,6 @@ impl Probe for CountLatch {
         self.core.probe()
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_tests;

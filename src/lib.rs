@@ -50,11 +50,13 @@
 #![warn(unsafe_op_in_unsafe_fn)]
 
 mod builder;
+pub mod iter;
 mod job;
 mod join;
 mod latch;
 mod policy;
 mod pool;
+pub mod prelude;
 mod registry;
 mod scope;
 mod sleep;
@@ -66,6 +68,7 @@ mod unwind;
 
 pub use builder::{
     BuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN, ENV_POLICY, ENV_TOPOLOGY,
+    SENDER_STACK_SIZE,
 };
 pub use join::join;
 pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy};

@@ -144,3 +144,6 @@ impl Drop for ThreadPool {
         }
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_tests;

@@ -11,9 +11,10 @@
 //! set, so waiting never blocks progress.
 
 use crate::builder::{BuildError, Config, PanicHandler};
-use crate::job::{JobRef, StackJob, EXTERNAL};
+use crate::job::{JobRef, StackJob, Ticket, EXTERNAL};
 use crate::latch::{LockLatch, Probe, SpinLatch};
 use crate::policy::receiver::{LoadView, Shared, Victims};
+use crate::policy::sender;
 use crate::policy::{Policy, Reach};
 use crate::sleep::Sleep;
 use crate::stats::{bump, Counters, PoolStats};
@@ -28,8 +29,19 @@ use std::ptr;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// Nesting of waits (a worker waiting in a `join` runs other tasks, which may wait in turn) up to
+/// which a waiter under a sender-initiated policy runs other workers' tasks before taking back
+/// its own; deeper waiters only take back the unstarted tasks they wait for (see
+/// `WorkerThread::wait_loop`).
+pub(crate) const HELP_DEPTH: u32 = 16;
+
 /// Fruitless search rounds (each up to one request per candidate victim) before a worker sleeps.
 pub(crate) const SEARCH_ROUNDS: u32 = 2;
+
+/// Test-only broken variant (docs/loom.md): the sleep re-check forgets the inbox.
+const BROKEN_INBOX_RECHECK: bool = cfg!(all(loom, feature = "loom-broken-inbox"));
+/// Test-only broken variant (docs/loom.md): workers exit on termination with work queued.
+const BROKEN_SHUTDOWN: bool = cfg!(all(loom, feature = "loom-broken-shutdown"));
 
 /// The shared half of one worker.
 pub(crate) struct WorkerInfo {
@@ -49,6 +61,10 @@ pub(crate) struct Registry {
     pub(crate) shared: Shared,
     /// More than one worker: publishing work may need to wake someone.
     multi: bool,
+    /// More than one worker under a sender-initiated policy: new tasks are placed, nobody steals.
+    placing: bool,
+    /// The gradient model's published proximities (0: idle).
+    proximity: Vec<AtomicUsize>,
     /// Root jobs (injected jobs and `'static` spawns) not yet finished. Every other job is
     /// awaited by a frame of one of these, so zero means the pool is quiescent.
     outstanding: AtomicUsize,
@@ -97,6 +113,8 @@ impl Registry {
             policy: config.policy,
             graph,
             multi: n > 1,
+            placing: n > 1 && config.policy.is_sender_initiated(),
+            proximity: (0..n).map(|_| AtomicUsize::new(0)).collect(),
             outstanding: AtomicUsize::new(0),
             terminating: AtomicBool::new(false),
             submitted: AtomicU64::new(0),
@@ -134,6 +152,11 @@ impl Registry {
         Ok((registry, handles))
     }
 
+    /// Whether new tasks may be placed into other workers' inboxes (sender-initiated policies).
+    pub(crate) fn placing(&self) -> bool {
+        self.placing
+    }
+
     pub(crate) fn num_threads(&self) -> usize {
         self.workers.len()
     }
@@ -156,7 +179,8 @@ impl Registry {
     }
 
     fn quiescent_and_terminating(&self) -> bool {
-        self.terminating.load(Ordering::SeqCst) && self.outstanding.load(Ordering::SeqCst) == 0
+        self.terminating.load(Ordering::SeqCst)
+            && (BROKEN_SHUTDOWN || self.outstanding.load(Ordering::SeqCst) == 0)
     }
 
     /// A root job was submitted (`install` from outside, `spawn`).
@@ -166,9 +190,16 @@ impl Registry {
 
     /// A root job finished.
     fn end_root(&self) {
-        if self.outstanding.fetch_sub(1, Ordering::SeqCst) == 1
-            && self.terminating.load(Ordering::SeqCst)
-        {
+        if self.outstanding.fetch_sub(1, Ordering::SeqCst) != 1 {
+            return;
+        }
+        // Publish, fence, check, as everywhere in the sleep protocol. Pairs with the fences in
+        // `terminate` (its `notify_all`) and in `Sleep::sleep`: either we see `terminating` and
+        // wake every sleeper, or a worker re-checking after `terminate` sees `outstanding == 0`.
+        // Without the fence this rests on the total order of SeqCst accesses alone, which loom
+        // does not model (docs/loom.md); with it, the argument uses fences only.
+        crate::sync::fence(Ordering::SeqCst);
+        if self.terminating.load(Ordering::SeqCst) {
             self.sleep.notify_all();
         }
     }
@@ -308,6 +339,8 @@ impl Registry {
                 self.sleep
                     .notify(self.graph.neighbors(from).iter().copied());
             }
+            // Nobody takes work from another deque: placement wakes the receiver instead.
+            Reach::Nothing => {}
         }
     }
 
@@ -335,6 +368,21 @@ impl Registry {
         *base = self.raw_stats();
         for w in &self.workers {
             w.stats.max_hops.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        // Inboxes may still hold husks of tasks their creators took back: release the tickets.
+        for info in &self.workers {
+            while let Steal::Success(job) = info.inbox.steal() {
+                if job.ticket {
+                    // SAFETY: taken from the queue, consumed here once; its task already ran.
+                    let task = unsafe { Ticket::redeem(job) };
+                    debug_assert!(task.is_none(), "a placed task outlived its pool");
+                }
+            }
         }
     }
 }
@@ -384,6 +432,10 @@ pub(crate) struct WorkerThread {
     pub(crate) index: usize,
     pub(crate) registry: Arc<Registry>,
     victims: RefCell<Victims>,
+    /// Tasks run since the last standing-phase step (sender-initiated policies).
+    ticks: Cell<u32>,
+    /// Waits in progress on this thread's stack (see [`HELP_DEPTH`]).
+    depth: Cell<u32>,
 }
 
 fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
@@ -396,6 +448,8 @@ fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
         index,
         victims: RefCell::new(Victims::new(index, registry.num_threads(), registry.seed)),
         registry,
+        ticks: Cell::new(0),
+        depth: Cell::new(0),
     };
     WORKER_THREAD.with(|t| t.set(&worker));
     if let Some(donors) = &worker.registry.shared.donors {
@@ -403,6 +457,11 @@ fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
         debug_assert!(!donors.contains(index));
     }
     worker.wait_until(&Terminated(&worker.registry));
+    // Nothing is outstanding, but tasks taken back by their creators may have left husks
+    // (ticket references) here; release them.
+    while let Some(job) = worker.deque.pop() {
+        worker.execute(job);
+    }
     WORKER_THREAD.with(|t| t.set(ptr::null()));
 }
 
@@ -431,9 +490,160 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {
         bump(&self.counters().spawned, 1);
-        self.deque.push(job);
-        if self.registry.multi {
-            self.registry.notify_new_job(self.index);
+        if self.registry.placing {
+            self.place_new(job);
+        } else {
+            self.deque.push(job);
+            if self.registry.multi {
+                self.registry.notify_new_job(self.index);
+            }
+        }
+    }
+
+    /// Makes a task that somebody will wait for available (a `join`'s `b`, a scope's task).
+    /// Under a sender-initiated policy it travels as a [`Ticket`], which the returned handle lets
+    /// the waiter take back while nobody has started it (placed or moved by the standing phase).
+    #[inline]
+    pub(crate) fn push_awaited(&self, job: JobRef) -> Option<Arc<Ticket>> {
+        if !self.registry.placing {
+            self.push(job);
+            return None;
+        }
+        let ticket = Ticket::new(job);
+        self.push(Ticket::job_ref(&ticket));
+        Some(ticket)
+    }
+
+    /// Takes back the task behind `ticket` if nobody started it, and runs it here.
+    pub(crate) fn reclaim(&self, ticket: &Ticket) -> bool {
+        match ticket.take() {
+            Some(job) => {
+                bump(&self.counters().reclaimed, 1);
+                self.count_execution(&job);
+                // SAFETY: the claim makes this the only execution of the job.
+                unsafe { job.execute() };
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The allocating phase of the sender-initiated policies for a new task.
+    fn place_new(&self, job: JobRef) {
+        match self.allocation_target(&job) {
+            Some(to) => self.send(job, to),
+            None => self.deque.push(job),
+        }
+    }
+
+    /// Where the allocating phase sends a new task (`None`: keep it).
+    fn allocation_target(&self, job: &JobRef) -> Option<usize> {
+        let registry = &*self.registry;
+        let target = match registry.policy {
+            Policy::RandomAlloc => {
+                let m = self
+                    .victims
+                    .borrow_mut()
+                    .random_worker(registry.num_threads());
+                (m != self.index).then_some(m)
+            }
+            Policy::Acwn { low, high, .. } => sender::acwn_allocate(
+                self.index,
+                u32::from(job.hops),
+                &registry.graph,
+                registry,
+                low,
+                high,
+            ),
+            _ => None,
+        };
+        target
+    }
+
+    /// Places `job` into worker `to`'s inbox (one more hop) and wakes `to` if it sleeps.
+    fn send(&self, mut job: JobRef, to: usize) {
+        job.hops = job.hops.saturating_add(1);
+        bump(&self.counters().placed_out, 1);
+        let registry = &*self.registry;
+        registry.workers[to].inbox.push(job);
+        registry.sleep.notify_worker(to);
+    }
+
+    /// A task arrived in the inbox: count it and, under ACWN, let it travel on downhill.
+    /// Returns the task if it stays here.
+    fn receive(&self, job: JobRef) -> Option<JobRef> {
+        if job.ticket && Ticket::is_claimed(&job) {
+            // Its creator took it back: drop the husk.
+            // SAFETY: the ticket JobRef was taken from the inbox and is consumed here, once.
+            let taken = unsafe { Ticket::redeem(job) };
+            debug_assert!(taken.is_none());
+            return None;
+        }
+        let c = self.counters();
+        bump(&c.placed_in, 1);
+        if u64::from(job.hops) > c.max_hops.load(Ordering::Relaxed) {
+            c.max_hops.store(u64::from(job.hops), Ordering::Relaxed);
+        }
+        let registry = &*self.registry;
+        if let Policy::Acwn { low, high, .. } = registry.policy {
+            if let Some(to) = sender::acwn_allocate(
+                self.index,
+                u32::from(job.hops),
+                &registry.graph,
+                registry,
+                low,
+                high,
+            ) {
+                self.send(job, to);
+                return None;
+            }
+        }
+        Some(job)
+    }
+
+    /// Every `interval` tasks: the standing phase of ACWN and the gradient model.
+    #[cold]
+    fn standing_phase(&self) {
+        let registry = &*self.registry;
+        let me = self.index;
+        let graph = &registry.graph;
+        let target = match registry.policy {
+            Policy::Acwn { high, .. } => sender::acwn_redistribute(me, graph, registry, high),
+            Policy::Gradient { low, high, .. } => {
+                let load = registry.queued(me);
+                let pr = |j: usize| registry.proximity[j].load(Ordering::Relaxed);
+                let own = sender::gradient_proximity(me, load, low, graph, pr);
+                registry.proximity[me].store(own, Ordering::Relaxed);
+                sender::gradient_target(me, load, high, own, graph, pr)
+            }
+            _ => None,
+        };
+        let Some(to) = target else { return };
+        // Move the oldest waiting task (the largest subtree), if it may still travel.
+        let own = &registry.workers[me].stealer;
+        if let Steal::Success(job) = own.steal() {
+            if (job.hops as usize) < graph.diameter()
+                || !matches!(registry.policy, Policy::Acwn { .. })
+            {
+                self.send(job, to);
+            } else {
+                self.deque.push(job);
+            }
+        }
+    }
+
+    #[inline]
+    fn tick(&self) {
+        let interval = match self.registry.policy {
+            Policy::Acwn { interval, .. } | Policy::Gradient { interval, .. } => interval,
+            _ => return,
+        };
+        let t = self.ticks.get() + 1;
+        if t >= interval {
+            self.ticks.set(0);
+            self.standing_phase();
+        } else {
+            self.ticks.set(t);
         }
     }
 
@@ -445,7 +655,14 @@ impl WorkerThread {
 
     /// Counts a task that runs here, then runs it.
     #[inline]
-    pub(crate) fn execute(&self, job: JobRef) {
+    pub(crate) fn execute(&self, mut job: JobRef) {
+        if job.ticket {
+            // SAFETY: a ticket JobRef taken from a queue is redeemed exactly once, here.
+            match unsafe { Ticket::redeem(job) } {
+                Some(inner) => job = inner,
+                None => return, // its creator took the task back
+            }
+        }
         self.count_execution(&job);
         // SAFETY: every JobRef in a queue is executed exactly once, by whoever removed it.
         unsafe { job.execute() };
@@ -454,6 +671,9 @@ impl WorkerThread {
     /// Records that `job` runs on this worker (also when popped back and run inline).
     #[inline]
     pub(crate) fn count_execution(&self, job: &JobRef) {
+        if self.registry.placing {
+            self.tick();
+        }
         let c = self.counters();
         if job.origin == EXTERNAL {
             bump(&c.injected, 1);
@@ -469,16 +689,60 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn wait_until<L: Probe>(&self, latch: &L) {
         if !latch.probe() {
-            self.wait_until_cold(latch);
+            self.wait_until_cold(latch, None);
+        }
+    }
+
+    /// Runs other work until `latch` is set. `reclaim` (sender-initiated policies) takes back one
+    /// unstarted task the waiter waits for and runs it, returning whether it did.
+    pub(crate) fn wait_reclaiming<L: Probe>(&self, latch: &L, reclaim: &dyn Fn(&Self) -> bool) {
+        if !latch.probe() {
+            self.wait_until_cold(latch, Some(reclaim));
         }
     }
 
     #[cold]
-    fn wait_until_cold<L: Probe>(&self, latch: &L) {
+    fn wait_until_cold<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Fn(&Self) -> bool>) {
+        let depth = self.depth.get();
+        self.depth.set(depth + 1);
+        self.wait_loop(latch, reclaim, depth);
+        self.depth.set(depth);
+    }
+
+    /// The worker loop proper (module docs). `depth` counts the waits below this one on the
+    /// stack; past [`HELP_DEPTH`] a waiter under a sender-initiated policy runs only its own
+    /// deque and the tasks it takes back, so nesting stays bounded.
+    fn wait_loop<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Fn(&Self) -> bool>, depth: u32) {
+        // Past HELP_DEPTH nested waits, a waiter under a sender-initiated policy only takes back
+        // what it waits for (or work from outside the pool) and otherwise sleeps until its latch
+        // is set: every task it could wait for can be taken back while unstarted, so this cannot
+        // deadlock, and its stack stops growing (docs/sender.md).
+        let placing = self.registry.placing;
+        let deep = placing && depth >= HELP_DEPTH;
         while !latch.probe() {
-            if let Some(job) = self.find_local_work() {
-                self.execute(job);
-                continue;
+            if deep {
+                if reclaim.is_some_and(|r| r(self)) {
+                    continue;
+                }
+            } else if placing {
+                // Placed tasks first: a task placed here runs here, as the policy decided,
+                // rather than waiting until its creator takes it back.
+                if let Some(job) = self.find_foreign_work(true) {
+                    self.execute(job);
+                    continue;
+                }
+            }
+            if !deep {
+                if let Some(job) = self.deque.pop() {
+                    self.execute(job);
+                    continue;
+                }
+            }
+            if !placing || deep {
+                if let Some(job) = self.find_foreign_work(!deep) {
+                    self.execute(job);
+                    continue;
+                }
             }
             let registry = &self.registry;
             let since = registry.now_ns();
@@ -488,7 +752,13 @@ impl WorkerThread {
             if let Some(donors) = &registry.shared.donors {
                 donors.leave(self.index);
             }
-            let found = self.search_or_sleep(latch);
+            if let Policy::Gradient { low, .. } = registry.policy {
+                // Idle (nothing waiting, below the low mark): publish proximity 0 at once.
+                if low > 0 {
+                    registry.proximity[self.index].store(0, Ordering::Relaxed);
+                }
+            }
+            let found = self.search_or_sleep(latch, deep, reclaim);
             if let Some(donors) = &registry.shared.donors {
                 // Obtained work, or resumes the frame that waited: a donor again.
                 donors.join(self.index);
@@ -499,20 +769,22 @@ impl WorkerThread {
                 registry.now_ns().saturating_sub(since),
             );
             match found {
-                Some(job) => self.execute(job),
-                None => return,
+                Idle::Job(job) => self.execute(job),
+                Idle::Ran => {}
+                Idle::LatchSet => return,
             }
         }
     }
 
-    /// Own deque, own inbox, then the injector.
-    fn find_local_work(&self) -> Option<JobRef> {
-        if let Some(job) = self.deque.pop() {
-            return Some(job);
+    /// Own inbox (if `inbox`), then the injector.
+    fn find_foreign_work(&self, inbox: bool) -> Option<JobRef> {
+        let queue = &self.registry.workers[self.index].inbox;
+        while let Some(job) = inbox.then(|| steal_retrying(|| queue.steal())).flatten() {
+            if let Some(job) = self.receive(job) {
+                return Some(job);
+            }
         }
-        let inbox = &self.registry.workers[self.index].inbox;
-        let job = steal_retrying(|| inbox.steal())
-            .or_else(|| steal_retrying(|| self.registry.injector.steal()))?;
+        let job = steal_retrying(|| self.registry.injector.steal())?;
         if let Some(donors) = &self.registry.shared.donors {
             // SB: a worker that obtains work is a donor (this is how the root's holder joins).
             donors.join(self.index);
@@ -522,17 +794,32 @@ impl WorkerThread {
 
     /// Searches (local sources and the policy's requests) for a bounded number of rounds, then
     /// sleeps; repeats until it finds a job (`Some`) or the latch is set (`None`).
-    fn search_or_sleep<L: Probe>(&self, latch: &L) -> Option<JobRef> {
+    ///
+    /// A `deep` waiter (see `wait_loop`) looks only at the injector besides its latch.
+    ///
+    /// Before sleeping it runs `reclaim`: rather than sleep while a task it waits for sits
+    /// unstarted in some queue, the waiter takes it back. (Without this, two waiters could each
+    /// hold the other's task in a queue the other does not drain.) Trying only after the search
+    /// rounds gives the worker the task was placed on the first chance to run it.
+    fn search_or_sleep<L: Probe>(
+        &self,
+        latch: &L,
+        deep: bool,
+        reclaim: Option<&dyn Fn(&Self) -> bool>,
+    ) -> Idle {
         let mut rounds = 0;
         loop {
             if latch.probe() {
-                return None;
+                return Idle::LatchSet;
             }
-            if let Some(job) = self.find_local_work() {
-                return Some(job);
+            if let Some(job) = (!deep).then(|| self.deque.pop()).flatten() {
+                return Idle::Job(job);
+            }
+            if let Some(job) = self.find_foreign_work(!deep) {
+                return Idle::Job(job);
             }
             match self.acquire_round() {
-                Acquired::Job(job) => return Some(job),
+                Acquired::Job(job) => return Idle::Job(job),
                 Acquired::Contended => continue,
                 Acquired::Nothing => {}
             }
@@ -542,10 +829,13 @@ impl WorkerThread {
                 continue;
             }
             rounds = 0;
+            if reclaim.is_some_and(|r| r(self)) {
+                return Idle::Ran;
+            }
             let slept = self
                 .registry
                 .sleep
-                .sleep(self.index, || latch.probe() || self.work_visible());
+                .sleep(self.index, || latch.probe() || self.work_visible(deep));
             if slept {
                 bump(&self.counters().sleeps, 1);
             }
@@ -555,7 +845,7 @@ impl WorkerThread {
     /// One round of the policy's acquire step: requests to the victims it chooses.
     fn acquire_round(&self) -> Acquired {
         let registry = &*self.registry;
-        if !registry.multi {
+        if !registry.multi || registry.placing {
             return Acquired::Nothing;
         }
         let policy = &registry.policy;
@@ -593,12 +883,13 @@ impl WorkerThread {
     }
 
     /// The sleep re-check: is there anything this worker could act on?
-    fn work_visible(&self) -> bool {
+    fn work_visible(&self, deep: bool) -> bool {
         let registry = &*self.registry;
         if registry.quiescent_and_terminating()
-            || !self.deque.is_empty()
-            || !registry.workers[self.index].inbox.is_empty()
             || !registry.injector.is_empty()
+            || (!deep
+                && (!self.deque.is_empty()
+                    || (!BROKEN_INBOX_RECHECK && !registry.workers[self.index].inbox.is_empty())))
         {
             return true;
         }
@@ -617,8 +908,19 @@ impl WorkerThread {
                 .neighbors(self.index)
                 .iter()
                 .any(|&w| worth(w)),
+            Reach::Nothing => false,
         }
     }
+}
+
+/// What an idle worker's search ended with.
+enum Idle {
+    /// A task to run.
+    Job(JobRef),
+    /// It took back and ran a task it was waiting for.
+    Ran,
+    /// The latch it waits for is set.
+    LatchSet,
 }
 
 enum Acquired {
@@ -651,3 +953,6 @@ where
         None => crate::builder::global_registry().in_worker(op),
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_tests;

@@ -1,12 +1,14 @@
 //! `scope`: spawn tasks that borrow from the enclosing stack frame.
 
-use crate::job::HeapJob;
+use crate::job::{HeapJob, Ticket, EXTERNAL};
 use crate::latch::CountLatch;
 use crate::registry::{in_worker, WorkerThread};
 use crate::sync::{AtomicBool, Mutex, Ordering};
 use crate::unwind;
 use std::any::Any;
 use std::marker::PhantomData;
+use std::ptr;
+use std::sync::Arc as StdArc;
 
 /// A scope in which tasks borrowing data that outlives `'scope` can be spawned.
 ///
@@ -16,6 +18,8 @@ pub struct Scope<'scope> {
     /// The first panic of a task, resumed when the scope ends.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     panicked: AtomicBool,
+    /// Sender-initiated policies: tickets of the tasks, so the owner can take back unstarted ones.
+    placed: Mutex<Vec<StdArc<Ticket>>>,
     /// Invariant in `'scope`, so that tasks cannot shorten or lengthen it.
     marker: PhantomData<ScopeTask<'scope>>,
 }
@@ -100,6 +104,7 @@ impl<'scope> Scope<'scope> {
             latch: CountLatch::new(owner.registry.clone(), owner.index),
             panic: Mutex::new(None),
             panicked: AtomicBool::new(false),
+            placed: Mutex::new(Vec::new()),
             marker: PhantomData,
         }
     }
@@ -117,11 +122,33 @@ impl<'scope> Scope<'scope> {
             let scope = unsafe { scope_ptr.get() };
             scope.run_task(|| body(scope));
         });
-        // SAFETY: the job borrows only data that outlives `'scope`, and the scope does not end
-        // before the job has run (the count latch above).
-        self.latch
-            .registry()
-            .push_or_inject(|origin| unsafe { job.into_job_ref(origin) });
+        let registry = self.latch.registry();
+        let worker = WorkerThread::current();
+        // SAFETY: the thread-local points to this thread's live worker, or is null.
+        match unsafe { worker.as_ref() } {
+            Some(w) if ptr::eq(&*w.registry, &**registry) => {
+                // SAFETY: the job borrows only data that outlives `'scope`, and the scope does
+                // not end before the job has run (the count latch above).
+                let job = unsafe { job.into_job_ref(w.index as u32) };
+                if let Some(ticket) = w.push_awaited(job) {
+                    self.placed.lock().push(ticket);
+                }
+            }
+            // SAFETY: as above.
+            _ => registry.inject(unsafe { job.into_job_ref(EXTERNAL) }),
+        }
+    }
+
+    /// Takes back one unstarted task of this scope and runs it on `worker`.
+    fn reclaim_one(&self, worker: &WorkerThread) -> bool {
+        loop {
+            let Some(ticket) = self.placed.lock().pop() else {
+                return false;
+            };
+            if worker.reclaim(&ticket) {
+                return true;
+            }
+        }
     }
 
     /// Runs one task of the scope, keeping its panic, and counts it done.
@@ -143,7 +170,11 @@ impl<'scope> Scope<'scope> {
     fn complete<R>(&self, owner: &WorkerThread, op: impl FnOnce() -> R) -> R {
         let mut result = None;
         self.run_task(|| result = Some(op()));
-        owner.wait_until(&self.latch);
+        if owner.registry.placing() {
+            owner.wait_reclaiming(&self.latch, &|w| self.reclaim_one(w));
+        } else {
+            owner.wait_until(&self.latch);
+        }
         if let Some(payload) = self.panic.lock().take() {
             unwind::resume_unwinding(payload);
         }

@@ -19,6 +19,7 @@ pub(crate) struct Counters {
     pub(crate) requests_ok: AtomicU64,
     pub(crate) placed_out: AtomicU64,
     pub(crate) placed_in: AtomicU64,
+    pub(crate) reclaimed: AtomicU64,
     pub(crate) max_hops: AtomicU64,
     pub(crate) idle_ns: AtomicU64,
     /// Start of the current idle stretch in ns since the pool started, plus one (0: busy), so a
@@ -55,6 +56,7 @@ impl Counters {
             requests_ok: get(&self.requests_ok),
             placed_out: get(&self.placed_out),
             placed_in: get(&self.placed_in),
+            reclaimed: get(&self.reclaimed),
             max_hops: get(&self.max_hops),
             idle: Duration::from_nanos(get(&self.idle_ns) + ongoing),
             sleeps: get(&self.sleeps),
@@ -83,8 +85,12 @@ pub struct WorkerStats {
     pub requests_ok: u64,
     /// Tasks this worker placed into other workers' inboxes.
     pub placed_out: u64,
-    /// Tasks other workers placed into this worker's inbox.
+    /// Tasks other workers placed into this worker's inbox that it received (a task its creator
+    /// took back before it arrived is not counted).
     pub placed_in: u64,
+    /// Tasks this worker took back, unstarted, from wherever they were queued, because it was
+    /// waiting for them (sender-initiated policies; see `docs/sender.md`).
+    pub reclaimed: u64,
     /// The largest hop count of a task this worker received or ran.
     pub max_hops: u64,
     /// Time spent without a task: searching for work and asleep.
@@ -114,6 +120,7 @@ impl WorkerStats {
             requests_ok: self.requests_ok - base.requests_ok,
             placed_out: self.placed_out - base.placed_out,
             placed_in: self.placed_in - base.placed_in,
+            reclaimed: self.reclaimed - base.reclaimed,
             max_hops: self.max_hops,
             idle: self.idle.saturating_sub(base.idle),
             sleeps: self.sleeps - base.sleeps,
@@ -151,6 +158,7 @@ impl PoolStats {
                 requests_ok: acc.requests_ok + w.requests_ok,
                 placed_out: acc.placed_out + w.placed_out,
                 placed_in: acc.placed_in + w.placed_in,
+                reclaimed: acc.reclaimed + w.reclaimed,
                 max_hops: acc.max_hops.max(w.max_hops),
                 idle: acc.idle + w.idle,
                 sleeps: acc.sleeps + w.sleeps,

@@ -133,8 +133,29 @@ mod imp {
     #[derive(Debug)]
     pub(crate) struct Mutex<T>(loom::sync::Mutex<T>);
 
-    /// The guard of a [`Mutex`] (loom).
-    pub(crate) type MutexGuard<'a, T> = loom::sync::MutexGuard<'a, T>;
+    /// The guard of a [`Mutex`] (loom). loom's condition variable consumes and returns its
+    /// guard; the `Option` lets [`Condvar::wait`] move it out of a `&mut` without `unsafe` and
+    /// stay sound when loom unwinds out of the wait (a detected deadlock).
+    #[derive(Debug)]
+    pub(crate) struct MutexGuard<'a, T>(Option<loom::sync::MutexGuard<'a, T>>);
+
+    impl<T> std::ops::Deref for MutexGuard<'_, T> {
+        type Target = T;
+
+        fn deref(&self) -> &T {
+            self.0
+                .as_ref()
+                .expect("guard present outside `Condvar::wait`")
+        }
+    }
+
+    impl<T> std::ops::DerefMut for MutexGuard<'_, T> {
+        fn deref_mut(&mut self) -> &mut T {
+            self.0
+                .as_mut()
+                .expect("guard present outside `Condvar::wait`")
+        }
+    }
 
     impl<T> Mutex<T> {
         pub(crate) fn new(value: T) -> Self {
@@ -142,7 +163,7 @@ mod imp {
         }
 
         pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
-            self.0.lock().unwrap()
+            MutexGuard(Some(self.0.lock().unwrap()))
         }
     }
 
@@ -155,16 +176,15 @@ mod imp {
             Condvar(loom::sync::Condvar::new())
         }
 
-        pub(crate) fn wait<'a, T>(&self, guard: &mut MutexGuard<'a, T>) {
-            // loom's condvar consumes and returns the guard; swap it through a temporary.
-            // SAFETY: the guard is read out and immediately replaced by the one `wait` hands
-            // back; nothing observes `*guard` in between and `wait` cannot unwind under loom
-            // without aborting the model.
-            unsafe {
-                let taken = std::ptr::read(guard);
-                let back = self.0.wait(taken).unwrap();
-                std::ptr::write(guard, back);
-            }
+        pub(crate) fn wait<T>(&self, guard: &mut MutexGuard<'_, T>) {
+            // If loom unwinds out of `wait` (it reports a deadlock by panicking in the blocked
+            // thread), the guard it consumed is dropped there and `guard` holds `None`: the
+            // lock is released exactly once.
+            let taken = guard
+                .0
+                .take()
+                .expect("guard present outside `Condvar::wait`");
+            guard.0 = Some(self.0.wait(taken).unwrap());
         }
 
         pub(crate) fn notify_one(&self) {
@@ -193,8 +213,14 @@ mod imp {
         }
     }
 
-    #[path = "loom_deque.rs"]
-    pub(crate) mod deque;
+    /// The work-stealing deque (a mutex-based stand-in, see `loom_deque.rs`).
+    pub(crate) use super::loom_deque as deque;
 }
+
+#[cfg(loom)]
+pub(crate) mod loom_deque;
+
+#[cfg(all(test, loom))]
+pub(crate) mod loom_check;
 
 pub(crate) use imp::*;

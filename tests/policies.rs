@@ -99,6 +99,23 @@ fn most_loaded() {
 }
 
 #[test]
+fn acwn() {
+    exercise("acwn".parse().unwrap());
+    exercise("acwn:low=1,high=4,interval=4".parse().unwrap());
+}
+
+#[test]
+fn gradient() {
+    exercise("gradient".parse().unwrap());
+    exercise("gradient:low=2,high=4,interval=4".parse().unwrap());
+}
+
+#[test]
+fn random_allocation() {
+    exercise("random-alloc".parse().unwrap());
+}
+
+#[test]
 fn policy_all_lists_every_policy_once() {
     let names: Vec<String> = Policy::all().iter().map(|p| p.to_string()).collect();
     assert_eq!(names, Policy::NAMES);
@@ -106,7 +123,11 @@ fn policy_all_lists_every_policy_once() {
 
 #[test]
 fn idle_workers_take_work_from_a_busy_one() {
-    for policy in Policy::all() {
+    // Receiver-initiated policies only: under the sender-initiated ones idle workers never ask.
+    for policy in Policy::all()
+        .into_iter()
+        .filter(|p| !p.is_sender_initiated())
+    {
         let pool = pool(policy, Topology::Hypercube, 4);
         // The first task to run blocks its worker until a task has run on another worker, so the
         // remaining tasks can only finish if some idle worker is woken and takes them.

@@ -116,8 +116,16 @@ impl CombiningTree {
             spin_hint();
         }
 
+        #[cfg_attr(all(loom, feature = "loom-broken-combining"), allow(unused_mut))]
         let mut state = self.nodes[node].lock();
         let total = state.count;
+        // Test-only broken variant (docs/loom.md): close the round in a second critical section,
+        // so a passenger can join after `total` was read.
+        #[cfg(all(loom, feature = "loom-broken-combining"))]
+        let mut state = {
+            drop(state);
+            self.nodes[node].lock()
+        };
         state.open = None;
         drop(state);
 
@@ -132,6 +140,9 @@ impl CombiningTree {
         base
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_tests;
 
 #[cfg(all(test, not(loom)))]
 mod tests {

@@ -4,11 +4,13 @@
 //! policies (an idle worker asks a victim; `docs/policies.md`, "Receiver-initiated") differ only in
 //! whom the idle worker asks next; their per-worker decision state lives in [`receiver`], the
 //! shared counters in [`combining`] (GRR-M's software combining tree) and [`receiver::DonorQueue`]
-//! (SB). Policies read topology and published loads and never call back into the pool, so the
+//! (SB). Sender-initiated policies (a busy worker places new tasks; "Sender-initiated") decide in
+//! [`sender`] where a task goes. Policies read topology and published loads and never call back into the pool, so the
 //! same decisions can be driven by real threads or by a simulator.
 
 pub(crate) mod combining;
 pub(crate) mod receiver;
+pub(crate) mod sender;
 
 use std::fmt;
 use std::str::FromStr;
@@ -45,6 +47,12 @@ pub enum LoadMeasure {
 /// | `grr-m` | global round robin with a combining tree | `window` (64): spin iterations a representative waits for partners |
 /// | `sb` | scheduler based (donor queue) | — |
 /// | `most-loaded` | ask the most loaded worker | `scope` (`neighbors` or `all`; `neighbors`), `min` (1), `load` (`count` or `time`; `count`) |
+/// | `acwn` | adaptive contracting within neighbourhood (sender-initiated) | `low` (2), `high` (8), `interval` (16 tasks) |
+/// | `gradient` | the gradient model (sender-initiated) | `low` (1), `high` (2), `interval` (16 tasks) |
+/// | `random-alloc` | randomized allocation (sender-initiated) | — |
+///
+/// Sender-initiated policies in their pure form never steal: an idle worker waits until work is
+/// placed in its inbox. `interval` counts tasks the worker runs between two standing-phase steps.
 ///
 /// ```
 /// use hypersteal::{LoadScope, Policy};
@@ -81,9 +89,39 @@ pub enum Policy {
         /// Task count or estimated finish time.
         load: LoadMeasure,
     },
+    /// `acwn`: new tasks travel along the steepest load gradient, at most the diameter in hops.
+    Acwn {
+        /// Below this least neighbour load the neighbourhood is light.
+        low: usize,
+        /// At or above this least neighbour load the neighbourhood is heavy.
+        high: usize,
+        /// Tasks run between two redistribution (standing-phase) steps.
+        interval: u32,
+    },
+    /// `gradient`: abundant workers send waiting tasks towards the nearest idle worker.
+    Gradient {
+        /// A worker with fewer waiting tasks is idle.
+        low: usize,
+        /// A worker with more waiting tasks is abundant.
+        high: usize,
+        /// Tasks run between two proximity updates (and standing-phase steps).
+        interval: u32,
+    },
+    /// `random-alloc`: every new task goes to a uniformly random worker.
+    RandomAlloc,
 }
 
 const DEFAULT_WINDOW: u32 = 64;
+const ACWN_DEFAULT: Policy = Policy::Acwn {
+    low: 2,
+    high: 8,
+    interval: 16,
+};
+const GRADIENT_DEFAULT: Policy = Policy::Gradient {
+    low: 1,
+    high: 2,
+    interval: 16,
+};
 
 impl Default for Policy {
     /// Random polling, the policy with the best-known bounds (and rayon's choice).
@@ -99,11 +137,33 @@ pub(crate) enum Reach {
     All,
     /// Only the topology neighbours' deques.
     Neighbors,
+    /// No other deque: work only arrives in the inbox (sender-initiated policies).
+    Nothing,
 }
 
 impl Policy {
     /// Every policy name, in the order of `docs/policies.md`.
-    pub const NAMES: [&'static str; 7] = ["rp", "nn", "arr", "grr", "grr-m", "sb", "most-loaded"];
+    pub const NAMES: [&'static str; 10] = [
+        "rp",
+        "nn",
+        "arr",
+        "grr",
+        "grr-m",
+        "sb",
+        "most-loaded",
+        "acwn",
+        "gradient",
+        "random-alloc",
+    ];
+
+    /// Whether busy workers place new tasks (`acwn`, `gradient`, `random-alloc`) rather than
+    /// idle workers asking for them.
+    pub fn is_sender_initiated(&self) -> bool {
+        matches!(
+            self,
+            Policy::Acwn { .. } | Policy::Gradient { .. } | Policy::RandomAlloc
+        )
+    }
 
     /// Every policy with its default parameters.
     pub fn all() -> Vec<Policy> {
@@ -123,6 +183,9 @@ impl Policy {
             Policy::GrrCombining { .. } => "grr-m",
             Policy::SchedulerBased => "sb",
             Policy::MostLoaded { .. } => "most-loaded",
+            Policy::Acwn { .. } => "acwn",
+            Policy::Gradient { .. } => "gradient",
+            Policy::RandomAlloc => "random-alloc",
         }
     }
 
@@ -134,6 +197,7 @@ impl Policy {
                 scope: LoadScope::Neighbors,
                 ..
             } => Reach::Neighbors,
+            p if p.is_sender_initiated() => Reach::Nothing,
             _ => Reach::All,
         }
     }
@@ -168,6 +232,16 @@ impl Policy {
                 }
                 v
             }
+            Policy::Acwn {
+                low,
+                high,
+                interval,
+            } => marks(self, ACWN_DEFAULT, low, high, interval),
+            Policy::Gradient {
+                low,
+                high,
+                interval,
+            } => marks(self, GRADIENT_DEFAULT, low, high, interval),
             _ => Vec::new(),
         }
     }
@@ -176,9 +250,44 @@ impl Policy {
         match name {
             "grr-m" => &["window"],
             "most-loaded" => &["scope", "min", "load"],
+            "acwn" | "gradient" => &["low", "high", "interval"],
             _ => &[],
         }
     }
+}
+
+/// The parameters of `acwn`/`gradient` that differ from the defaults.
+fn marks(
+    _policy: &Policy,
+    default: Policy,
+    low: usize,
+    high: usize,
+    interval: u32,
+) -> Vec<(&'static str, String)> {
+    let (Policy::Acwn {
+        low: l,
+        high: h,
+        interval: i,
+    }
+    | Policy::Gradient {
+        low: l,
+        high: h,
+        interval: i,
+    }) = default
+    else {
+        unreachable!("defaults are acwn or gradient")
+    };
+    let mut v = Vec::new();
+    if low != l {
+        v.push(("low", low.to_string()));
+    }
+    if high != h {
+        v.push(("high", high.to_string()));
+    }
+    if interval != i {
+        v.push(("interval", interval.to_string()));
+    }
+    v
 }
 
 impl fmt::Display for Policy {
@@ -252,6 +361,9 @@ impl FromStr for Policy {
                 min_load: 1,
                 load: LoadMeasure::Count,
             },
+            "acwn" => ACWN_DEFAULT,
+            "gradient" => GRADIENT_DEFAULT,
+            "random-alloc" => Policy::RandomAlloc,
             _ => {
                 return Err(ParsePolicyError::new(format!(
                     "unknown policy `{name}`; valid policies are: {}",
@@ -302,6 +414,22 @@ impl FromStr for Policy {
                         }
                     };
                 }
+                (Policy::Acwn { low, .. } | Policy::Gradient { low, .. }, "low") => {
+                    *low = parse_value(&name, key, value, "an integer 0 to 1000000", |v| {
+                        *v <= 1_000_000
+                    })?;
+                }
+                (Policy::Acwn { high, .. } | Policy::Gradient { high, .. }, "high") => {
+                    *high = parse_value(&name, key, value, "an integer 1 to 1000000", |v| {
+                        (1..=1_000_000).contains(v)
+                    })?;
+                }
+                (Policy::Acwn { interval, .. } | Policy::Gradient { interval, .. }, "interval") => {
+                    *interval =
+                        parse_value(&name, key, value, "an integer 1 to 1000000 (tasks)", |v| {
+                            (1..=1_000_000).contains(v)
+                        })?;
+                }
                 _ => {
                     let valid = if keys.is_empty() {
                         "it takes no parameters".to_string()
@@ -312,6 +440,13 @@ impl FromStr for Policy {
                         "policy `{name}` has no parameter `{key}`; {valid}"
                     )));
                 }
+            }
+        }
+        if let Policy::Acwn { low, high, .. } | Policy::Gradient { low, high, .. } = policy {
+            if low > high {
+                return Err(ParsePolicyError::new(format!(
+                    "policy `{name}`: low={low} is above high={high}; `low` must not exceed `high`"
+                )));
             }
         }
         Ok(policy)

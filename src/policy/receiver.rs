@@ -148,8 +148,10 @@ impl Shared {
 #[derive(Clone, Debug)]
 pub(crate) struct Victims {
     rng: XorShift,
-    /// `nn`: index into the neighbour list; `arr`: the next target id.
+    /// `arr`: the next target id.
     cursor: usize,
+    /// `nn`: index into the neighbour list.
+    nn_cursor: usize,
     /// `most-loaded`: the queue length a victim showed when a request to it failed
     /// (`usize::MAX`: none). The victim counts as empty until its published length changes.
     failed_at: Vec<usize>,
@@ -162,6 +164,7 @@ impl Victims {
         Victims {
             rng: XorShift::new(seed ^ (me as u64).wrapping_mul(0x9E37_79B9)),
             cursor: if workers > 1 { (me + 1) % workers } else { 0 },
+            nn_cursor: 0,
             failed_at: vec![usize::MAX; workers],
             last_seen: 0,
         }
@@ -208,8 +211,8 @@ impl Victims {
             }
             Policy::NearestNeighbor => {
                 let n = graph.neighbors(me);
-                let v = n[self.cursor % n.len()];
-                self.cursor = (self.cursor + 1) % n.len();
+                let v = n[self.nn_cursor % n.len()];
+                self.nn_cursor = (self.nn_cursor + 1) % n.len();
                 Some(v)
             }
             Policy::AsyncRoundRobin => {
@@ -227,6 +230,8 @@ impl Victims {
                 }
             },
             Policy::SchedulerBased => shared.donors.as_ref()?.next(me),
+            // Sender-initiated policies send no requests.
+            Policy::Acwn { .. } | Policy::Gradient { .. } | Policy::RandomAlloc => None,
             Policy::MostLoaded {
                 scope,
                 min_load,
@@ -273,6 +278,11 @@ impl Victims {
                 Some(w)
             }
         }
+    }
+
+    /// A uniformly random worker in `0..workers` (randomized allocation).
+    pub(crate) fn random_worker(&mut self, workers: usize) -> usize {
+        self.rng.below(workers)
     }
 
     /// Tells the state that the request to `victim`, the last victim chosen, failed.

@@ -43,6 +43,13 @@ impl Sleep {
     /// (its inbox, the injector, the deques it may steal from, the latch it waits for, the
     /// termination condition).
     pub(crate) fn sleep(&self, me: usize, has_work: impl FnOnce() -> bool) -> bool {
+        // Test-only broken variant (docs/loom.md): re-check *before* announcing, so a publisher
+        // in between sees nobody sleepy and its wake-up is lost.
+        #[cfg(all(loom, feature = "loom-broken-sleep"))]
+        let has_work = {
+            let early = has_work();
+            move || early
+        };
         let slot = &self.slots[me];
         slot.sleepy.store(true, Ordering::SeqCst);
         self.sleepers.fetch_add(1, Ordering::SeqCst);
@@ -116,3 +123,6 @@ impl Sleep {
         }
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_tests;

@@ -75,6 +75,7 @@ impl<T> Stealer<T> {
         }
     }
 
+    #[allow(dead_code)] // crossbeam's interface; the runtime may use it
     pub(crate) fn is_empty(&self) -> bool {
         self.inner.lock().unwrap().is_empty()
     }

@@ -1,0 +1,288 @@
+//! The loop driver: runs a producer's pieces on the current pool under a [`Schedule`].
+//!
+//! Every loop first moves onto a worker of the current pool (the global pool outside any), then:
+//!
+//! * **adaptive** halves the producer recursively with [`crate::join`]. A piece may split a few
+//!   levels deep (about two pieces per worker); a piece that runs on another worker than the one
+//!   that split it was stolen, which shows that someone is idle, so its split budget is refilled.
+//!   Partial results are combined on the way back up, in index order.
+//! * **counter based** schedules start one participant per worker (the caller plus `P - 1`
+//!   scope tasks). A participant repeatedly locks the dispenser, takes the next chunk off the
+//!   front of the remaining producer (the chunk size comes from the schedule's [`Chunker`]), and
+//!   folds it. Partial results carry their start index and are combined in index order at the end.
+//!
+//! Panics: a piece that panics raises the loop's `abort` flag, so pieces not yet started are
+//! skipped and participants stop taking chunks; once every other piece has stopped, the first
+//! panic resumes in the caller. Nothing a piece borrows is released before then.
+
+use crate::iter::plumbing::{Consumer, Producer};
+use crate::iter::report::Recorder;
+use crate::iter::schedule::{initial_splits, Chunker};
+use crate::iter::Schedule;
+use crate::registry::{in_worker, WorkerThread};
+use crate::sync::{AtomicBool, Mutex, Ordering};
+use crate::unwind;
+use std::any::Any;
+use std::time::Instant;
+
+/// Runs `producer` through `consumer` in the current pool and returns the combined result.
+pub(crate) fn bridge<P, C>(producer: P, consumer: &C, recorder: Option<&Recorder>) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if producer.is_empty() {
+        return consumer.identity();
+    }
+    in_worker(|worker, _| {
+        let schedule = producer.schedule().unwrap_or_default();
+        let workers = worker.registry.num_threads();
+        let ctx = Loop {
+            consumer,
+            recorder,
+            abort: AtomicBool::new(false),
+            min_len: producer.min_len().max(1),
+            refill: initial_splits(workers),
+        };
+        if workers == 1 || producer.len() < 2 * ctx.min_len {
+            return ctx.leaf(producer, worker.index);
+        }
+        match schedule {
+            Schedule::Adaptive => ctx.adaptive(producer, ctx.refill, worker.index),
+            _ => ctx.self_scheduled(producer, schedule, worker),
+        }
+    })
+}
+
+/// What the pieces of one loop share.
+struct Loop<'c, C> {
+    consumer: &'c C,
+    recorder: Option<&'c Recorder>,
+    /// Set when a piece panicked: nothing new starts.
+    abort: AtomicBool,
+    min_len: usize,
+    /// The split budget of a fresh or stolen adaptive piece.
+    refill: u32,
+}
+
+/// Raises the loop's abort flag if dropped during a panic (it is forgotten otherwise).
+struct AbortOnUnwind<'a>(&'a AtomicBool);
+
+impl Drop for AbortOnUnwind<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+fn current_worker(fallback: usize) -> usize {
+    crate::current_thread_index().unwrap_or(fallback)
+}
+
+impl<C> Loop<'_, C> {
+    fn stopped<T>(&self) -> bool
+    where
+        C: Consumer<T>,
+    {
+        self.abort.load(Ordering::Relaxed) || self.consumer.full()
+    }
+
+    /// Folds one piece sequentially on worker `worker`.
+    fn leaf<P>(&self, producer: P, worker: usize) -> C::Result
+    where
+        P: Producer,
+        C: Consumer<P::Item>,
+    {
+        let len = producer.len();
+        let guard = AbortOnUnwind(&self.abort);
+        let result = self.consumer.consume(producer.into_iter());
+        std::mem::forget(guard);
+        if let Some(recorder) = self.recorder {
+            recorder.record(worker, len);
+        }
+        result
+    }
+
+    fn adaptive<P>(&self, producer: P, splits: u32, owner: usize) -> C::Result
+    where
+        P: Producer,
+        C: Consumer<P::Item>,
+    {
+        if self.stopped() {
+            return self.consumer.identity();
+        }
+        let len = producer.len();
+        if splits == 0 || len < 2 * self.min_len {
+            return self.leaf(producer, owner);
+        }
+        let (left, right) = producer.split_at(len / 2);
+        let (a, b) = crate::join(
+            || self.adaptive(left, splits - 1, owner),
+            || {
+                let runner = current_worker(owner);
+                // Stolen: a worker was idle, so this half may be split as finely as a fresh loop.
+                let splits = if runner != owner {
+                    self.refill
+                } else {
+                    splits - 1
+                };
+                self.adaptive(right, splits, runner)
+            },
+        );
+        self.consumer.reduce(a, b)
+    }
+
+    fn self_scheduled<P>(&self, producer: P, schedule: Schedule, worker: &WorkerThread) -> C::Result
+    where
+        P: Producer,
+        C: Consumer<P::Item>,
+    {
+        let workers = worker.registry.num_threads();
+        let weights = Weights::new(schedule, worker.registry.speeds());
+        let len = producer.len();
+        let chunker = Chunker::new(schedule, len, workers, self.min_len, weights.total());
+        let dispenser = Mutex::new(Dispenser {
+            rest: Some(producer),
+            offset: 0,
+            chunker,
+            weights,
+        });
+        let results: Mutex<Vec<(usize, C::Result)>> = Mutex::new(Vec::new());
+        let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+        let participant = |fallback: usize| {
+            let me = current_worker(fallback);
+            let mut mine = Vec::new();
+            let mut last: Option<(usize, u64)> = None;
+            loop {
+                if self.stopped() || (schedule == Schedule::Static && !mine.is_empty()) {
+                    break;
+                }
+                let (start, piece) = {
+                    let mut d = dispenser.lock();
+                    if let Some((iterations, nanos)) = last.take() {
+                        d.weights.measured(me, iterations, nanos);
+                    }
+                    let Some(rest) = d.rest.take() else { break };
+                    let remaining = rest.len();
+                    if remaining == 0 {
+                        break;
+                    }
+                    let power = d.weights.power(me);
+                    let n = d.chunker.next(remaining, power);
+                    let (piece, rest) = rest.split_at(n);
+                    d.rest = Some(rest);
+                    let start = d.offset;
+                    d.offset += n;
+                    (start, piece)
+                };
+                let n = piece.len();
+                let t0 = Instant::now();
+                match unwind::halt_unwinding(|| self.consumer.consume(piece.into_iter())) {
+                    Ok(r) => mine.push((start, r)),
+                    Err(payload) => {
+                        self.abort.store(true, Ordering::Relaxed);
+                        panic.lock().get_or_insert(payload);
+                        break;
+                    }
+                }
+                if let Some(recorder) = self.recorder {
+                    recorder.record(me, n);
+                }
+                last = Some((n, t0.elapsed().as_nanos() as u64));
+            }
+            results.lock().append(&mut mine);
+        };
+        let participant = &participant;
+        let caller = worker.index;
+        crate::scope(|s| {
+            for p in 1..workers {
+                s.spawn(move |_| participant(p));
+            }
+            participant(caller);
+        });
+        // Every participant has stopped: drop what was not handed out before anything else.
+        drop(dispenser.lock().rest.take());
+        if let Some(payload) = panic.lock().take() {
+            unwind::resume_unwinding(payload);
+        }
+        let mut results = std::mem::take(&mut *results.lock());
+        results.sort_unstable_by_key(|(start, _)| *start);
+        results
+            .into_iter()
+            .map(|(_, r)| r)
+            .reduce(|a, b| self.consumer.reduce(a, b))
+            .unwrap_or_else(|| self.consumer.identity())
+    }
+}
+
+/// The shared counter of a counter-based loop: the producer not yet handed out.
+struct Dispenser<P> {
+    rest: Option<P>,
+    /// Index of the first item of `rest`.
+    offset: usize,
+    chunker: Chunker,
+    weights: Weights,
+}
+
+/// Relative powers `A_i` of the workers for `weighted` (all 1 for the other schedules).
+enum Weights {
+    Equal,
+    /// Given speeds, relative to the slowest worker.
+    Given(Vec<f64>),
+    /// Throughput measured in the loop: per worker, iterations and nanoseconds so far.
+    Measured(Vec<(usize, u64)>),
+}
+
+/// A measured worker counts as at most this many times the slowest one, so that one lucky cheap
+/// chunk cannot earn a worker a huge share of an irregular loop.
+const MAX_MEASURED_POWER: f64 = 4.0;
+
+impl Weights {
+    fn new(schedule: Schedule, speeds: &[f64]) -> Self {
+        if schedule != Schedule::Weighted {
+            return Weights::Equal;
+        }
+        let slowest = speeds.iter().copied().fold(f64::INFINITY, f64::min);
+        let fastest = speeds.iter().copied().fold(0.0, f64::max);
+        // All equal is also what a pool without `worker_speeds` reports: measure instead.
+        if speeds.is_empty() || fastest == slowest {
+            Weights::Measured(vec![(0, 0); speeds.len()])
+        } else {
+            Weights::Given(speeds.iter().map(|s| s / slowest).collect())
+        }
+    }
+
+    /// The sum of the powers the trapezoid is laid over.
+    fn total(&self) -> f64 {
+        match self {
+            Weights::Given(p) => p.iter().sum(),
+            Weights::Equal => 1.0,
+            Weights::Measured(m) => m.len() as f64,
+        }
+    }
+
+    fn measured(&mut self, worker: usize, iterations: usize, nanos: u64) {
+        if let Weights::Measured(m) = self {
+            if let Some(slot) = m.get_mut(worker) {
+                slot.0 += iterations;
+                slot.1 += nanos.max(1);
+            }
+        }
+    }
+
+    fn power(&self, worker: usize) -> f64 {
+        match self {
+            Weights::Equal => 1.0,
+            Weights::Given(p) => p.get(worker).copied().unwrap_or(1.0),
+            Weights::Measured(m) => {
+                let rate = |&(i, ns): &(usize, u64)| (ns > 0).then(|| i as f64 / ns as f64);
+                let slowest = m.iter().filter_map(rate).fold(f64::INFINITY, f64::min);
+                match m.get(worker).and_then(rate) {
+                    Some(mine) if slowest.is_finite() && slowest > 0.0 => {
+                        (mine / slowest).clamp(1.0, MAX_MEASURED_POWER)
+                    }
+                    _ => 1.0,
+                }
+            }
+        }
+    }
+}

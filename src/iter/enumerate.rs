@@ -1,0 +1,89 @@
+//! `enumerate`: pairs items with their index; each piece knows the index it starts at.
+
+use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
+use crate::iter::{DriveCallback, IndexedParallelIterator, ParallelIterator, Schedule};
+
+/// The iterator of [`IndexedParallelIterator::enumerate`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Enumerate<I> {
+    base: I,
+}
+
+impl<I> Enumerate<I> {
+    pub(crate) fn new(base: I) -> Self {
+        Enumerate { base }
+    }
+}
+
+impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
+    type Item = (usize, I::Item);
+
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        self.with_producer(DriveCallback { consumer })
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        self.base.with_producer(EnumerateCallback { callback })
+    }
+}
+
+struct EnumerateCallback<CB> {
+    callback: CB,
+}
+
+impl<T, CB: ProducerCallback<(usize, T)>> ProducerCallback<T> for EnumerateCallback<CB> {
+    type Output = CB::Output;
+
+    fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+        self.callback
+            .callback(EnumerateProducer { base, offset: 0 })
+    }
+}
+
+struct EnumerateProducer<P> {
+    base: P,
+    offset: usize,
+}
+
+impl<P: Producer> Producer for EnumerateProducer<P> {
+    type Item = (usize, P::Item);
+    type IntoIter = std::iter::Zip<std::ops::Range<usize>, P::IntoIter>;
+
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (l, r) = self.base.split_at(index);
+        (
+            EnumerateProducer {
+                base: l,
+                offset: self.offset,
+            },
+            EnumerateProducer {
+                base: r,
+                offset: self.offset + index,
+            },
+        )
+    }
+
+    fn into_iter(self) -> Self::IntoIter {
+        let end = self.offset + self.base.len();
+        (self.offset..end).zip(self.base.into_iter())
+    }
+
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+
+    fn schedule(&self) -> Option<Schedule> {
+        self.base.schedule()
+    }
+}

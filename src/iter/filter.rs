@@ -1,0 +1,124 @@
+//! `filter` and `filter_map`: unindexed adapters that wrap the consumer; order is kept because
+//! each piece filters its own items and pieces are combined in order.
+
+use crate::iter::plumbing::Consumer;
+use crate::iter::ParallelIterator;
+
+/// The iterator of [`ParallelIterator::filter`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Filter<I, F> {
+    base: I,
+    predicate: F,
+}
+
+impl<I, F> Filter<I, F> {
+    pub(crate) fn new(base: I, predicate: F) -> Self {
+        Filter { base, predicate }
+    }
+}
+
+impl<I, F> ParallelIterator for Filter<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(&I::Item) -> bool + Sync + Send,
+{
+    type Item = I::Item;
+
+    fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        let Filter { base, predicate } = self;
+        base.drive(FilterConsumer {
+            inner: consumer,
+            predicate: &predicate,
+        })
+    }
+}
+
+struct FilterConsumer<'f, C, F> {
+    inner: C,
+    predicate: &'f F,
+}
+
+impl<T, C, F> Consumer<T> for FilterConsumer<'_, C, F>
+where
+    C: Consumer<T>,
+    F: Fn(&T) -> bool + Sync,
+{
+    type Result = C::Result;
+
+    fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
+        self.inner.consume(iter.filter(self.predicate))
+    }
+
+    fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
+        self.inner.reduce(left, right)
+    }
+
+    fn identity(&self) -> C::Result {
+        self.inner.identity()
+    }
+
+    fn full(&self) -> bool {
+        self.inner.full()
+    }
+}
+
+/// The iterator of [`ParallelIterator::filter_map`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct FilterMap<I, F> {
+    base: I,
+    f: F,
+}
+
+impl<I, F> FilterMap<I, F> {
+    pub(crate) fn new(base: I, f: F) -> Self {
+        FilterMap { base, f }
+    }
+}
+
+impl<I, F, R> ParallelIterator for FilterMap<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> Option<R> + Sync + Send,
+    R: Send,
+{
+    type Item = R;
+
+    fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
+        let FilterMap { base, f } = self;
+        base.drive(FilterMapConsumer {
+            inner: consumer,
+            f: &f,
+        })
+    }
+}
+
+struct FilterMapConsumer<'f, C, F> {
+    inner: C,
+    f: &'f F,
+}
+
+impl<T, R, C, F> Consumer<T> for FilterMapConsumer<'_, C, F>
+where
+    C: Consumer<R>,
+    F: Fn(T) -> Option<R> + Sync,
+{
+    type Result = C::Result;
+
+    fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
+        self.inner.consume(iter.filter_map(self.f))
+    }
+
+    fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
+        self.inner.reduce(left, right)
+    }
+
+    fn identity(&self) -> C::Result {
+        self.inner.identity()
+    }
+
+    fn full(&self) -> bool {
+        self.inner.full()
+    }
+}

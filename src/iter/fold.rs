@@ -1,0 +1,78 @@
+//! `fold`: one accumulator per piece, as a parallel iterator of accumulators.
+
+use crate::iter::plumbing::Consumer;
+use crate::iter::ParallelIterator;
+
+/// The iterator of [`ParallelIterator::fold`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Fold<I, ID, F> {
+    base: I,
+    identity: ID,
+    fold_op: F,
+}
+
+impl<I, ID, F> Fold<I, ID, F> {
+    pub(crate) fn new(base: I, identity: ID, fold_op: F) -> Self {
+        Fold {
+            base,
+            identity,
+            fold_op,
+        }
+    }
+}
+
+impl<I, ID, F, T> ParallelIterator for Fold<I, ID, F>
+where
+    I: ParallelIterator,
+    F: Fn(T, I::Item) -> T + Sync + Send,
+    ID: Fn() -> T + Sync + Send,
+    T: Send,
+{
+    type Item = T;
+
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        let Fold {
+            base,
+            identity,
+            fold_op,
+        } = self;
+        base.drive(FoldConsumer {
+            inner: consumer,
+            identity: &identity,
+            fold_op: &fold_op,
+        })
+    }
+}
+
+struct FoldConsumer<'f, C, ID, F> {
+    inner: C,
+    identity: &'f ID,
+    fold_op: &'f F,
+}
+
+impl<T, A, C, ID, F> Consumer<T> for FoldConsumer<'_, C, ID, F>
+where
+    C: Consumer<A>,
+    ID: Fn() -> A + Sync,
+    F: Fn(A, T) -> A + Sync,
+{
+    type Result = C::Result;
+
+    fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
+        let acc = iter.fold((self.identity)(), self.fold_op);
+        self.inner.consume(std::iter::once(acc))
+    }
+
+    fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
+        self.inner.reduce(left, right)
+    }
+
+    fn identity(&self) -> C::Result {
+        self.inner.identity()
+    }
+
+    fn full(&self) -> bool {
+        self.inner.full()
+    }
+}

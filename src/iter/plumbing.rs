@@ -1,0 +1,80 @@
+//! The plumbing under the parallel iterators: producers that split, consumers that fold.
+//!
+//! An indexed source hands its items to the loop driver as a [`Producer`]: something of known
+//! length that can be cut at any index into two independent producers and finally turned into a
+//! sequential iterator. The driver cuts the producer into pieces (by recursive halving or from a
+//! shared counter, see [`crate::iter::Schedule`]) and feeds each piece to one [`Consumer`], shared
+//! by reference among all the pieces; the consumer folds each piece into a partial result and
+//! combines partial results *in index order*, which is why `collect` preserves order and why
+//! `reduce` needs only associativity.
+//!
+//! Unindexed adapters (`filter`, `filter_map`, `fold`) do not touch producers: they wrap the
+//! consumer instead. Because producers borrow the adapters' closures, which live on the driving
+//! stack frame, an iterator hands its producer to a [`ProducerCallback`] rather than returning it.
+
+use crate::iter::Schedule;
+
+/// A splittable, exactly sized piece of an indexed parallel iterator.
+pub trait Producer: Send + Sized {
+    /// The items produced.
+    type Item;
+    /// The sequential iterator a piece turns into.
+    type IntoIter: Iterator<Item = Self::Item>;
+
+    /// The number of items this producer yields.
+    fn len(&self) -> usize;
+
+    /// Whether this producer yields no items.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Cuts the producer into the items before `index` and those from `index` on
+    /// (`index <= self.len()`).
+    fn split_at(self, index: usize) -> (Self, Self);
+
+    /// Turns this piece into a sequential iterator of its items, in order.
+    fn into_iter(self) -> Self::IntoIter;
+
+    /// The smallest piece worth splitting off (from `with_min_len`); 1 by default.
+    fn min_len(&self) -> usize {
+        1
+    }
+
+    /// The schedule chosen with `with_schedule`, if any.
+    fn schedule(&self) -> Option<Schedule> {
+        None
+    }
+}
+
+/// Receives the producer of an indexed iterator (see the module docs for why it is a callback).
+pub trait ProducerCallback<T> {
+    /// What the callback returns.
+    type Output;
+
+    /// Called once with the iterator's producer.
+    fn callback<P: Producer<Item = T>>(self, producer: P) -> Self::Output;
+}
+
+/// Folds pieces of a parallel iterator into partial results and combines them in order.
+///
+/// One consumer is shared by every piece of a loop, possibly on several threads at once.
+pub trait Consumer<T>: Send + Sync {
+    /// The (partial) result.
+    type Result: Send;
+
+    /// Folds one piece, given as a sequential iterator, into a partial result.
+    fn consume<I: Iterator<Item = T>>(&self, iter: I) -> Self::Result;
+
+    /// Combines the partial results of two adjacent pieces, `left` coming first.
+    fn reduce(&self, left: Self::Result, right: Self::Result) -> Self::Result;
+
+    /// The result of no items at all.
+    fn identity(&self) -> Self::Result;
+
+    /// Whether the result is already known (`any` found a match), so that pieces not yet
+    /// started can be skipped.
+    fn full(&self) -> bool {
+        false
+    }
+}

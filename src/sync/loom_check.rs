@@ -1,0 +1,94 @@
+//! Running the loom models (test-only, under `cfg(loom)`; see `docs/loom.md`).
+//!
+//! Every model is a plain `#[test]` that runs through [`model`] and must pass on the real code.
+//! Each model also has a deliberately broken variant of the runtime behind a test-only feature
+//! (`loom-broken-*`). With that feature on, the model's own test is ignored and a companion test
+//! runs it in a child process (this test binary, `--exact --include-ignored`) and asserts that
+//! loom rejects it with the expected report. A child process, because loom cannot unwind
+//! cleanly from every failure it reports: after a deadlock, dropping a `loom::sync::Arc` on the
+//! way out panics again and aborts the process.
+
+use std::process::Command;
+
+/// The preemption bound used when `LOOM_MAX_PREEMPTIONS` is not set.
+const DEFAULT_PREEMPTIONS: usize = 2;
+
+/// What loom reports when every thread is blocked (a lost wake-up, a missed latch).
+#[allow(dead_code)] // only the `loom-broken-*` tests use it
+pub(crate) const DEADLOCK: &str = "deadlock; threads";
+/// What loom reports when two threads touch a cell without a happens-before edge.
+#[allow(dead_code)] // only the `loom-broken-*` tests use it
+pub(crate) const CAUSALITY: &str = "Causality violation";
+
+/// Explores every interleaving of `f` up to the preemption bound (`LOOM_MAX_PREEMPTIONS`,
+/// default 2).
+pub(crate) fn model<F: Fn() + Sync + Send + 'static>(f: F) {
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(DEFAULT_PREEMPTIONS);
+    }
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = runs.clone();
+    builder.check(move || {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        f();
+    });
+    // Shown with `--nocapture` (`.ci/loom` does): how much the model explored.
+    eprintln!(
+        "loom: {} executions explored",
+        runs.load(std::sync::atomic::Ordering::Relaxed)
+    );
+}
+
+/// Runs the model test `test` (a path below the crate root, as `cargo test` names it) in a child
+/// process and asserts that it fails with a report containing one of `expected`.
+#[allow(dead_code)] // only the `loom-broken-*` tests use it
+pub(crate) fn assert_rejected(test: &str, expected: &[&str]) {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let output = Command::new(exe)
+        .args([test, "--exact", "--include-ignored", "--test-threads=1"])
+        .args(["--nocapture", "--color=never"])
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run the model in a child process");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        text.contains("running 1 test"),
+        "the child did not run exactly one test `{test}`:\n{text}"
+    );
+    assert!(
+        !output.status.success(),
+        "loom accepted the broken variant: model `{test}` does not catch its bug"
+    );
+    let Some(report) = text
+        .lines()
+        .find(|line| expected.iter().any(|e| line.contains(e)))
+    else {
+        panic!("model `{test}` failed, but not with any of {expected:?}:\n{text}");
+    };
+    // Shown with `--nocapture` (`.ci/loom` does): what loom reported.
+    eprintln!("loom rejected the broken variant of `{test}`: {report}");
+}
+
+/// A pool for a model: `workers` threads, random polling on the complete topology, unpinned
+/// (explicit settings, so `HYPERSTEAL_*` variables cannot change the state space).
+pub(crate) fn pool(workers: usize) -> crate::ThreadPool {
+    crate::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .topology(crate::Topology::Complete)
+        .policy(crate::Policy::RandomPolling)
+        .pin_threads(false)
+        .build()
+        .expect("a loom pool")
+}
+
+/// A pointer a model hands to a thread it joins before the pointee goes away.
+pub(crate) struct SendPtr<T>(pub(crate) *const T);
+
+// SAFETY: only used by models whose pointee is `Sync` in the way they use it (atomics, latches,
+// or a cell each thread touches under the protocol being checked) and outlives the thread.
+unsafe impl<T> Send for SendPtr<T> {}

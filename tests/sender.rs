@@ -1,0 +1,146 @@
+//! Sender-initiated placement: hop limits and the behaviour the papers report, over stats.
+
+mod common;
+
+use common::*;
+use hypersteal::{Policy, Topology};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+#[test]
+fn acwn_never_moves_a_task_further_than_the_diameter() {
+    for topology in Topology::ALL {
+        for workers in [2, 3, 5, 8] {
+            let pool = pool(
+                "acwn:low=4,high=64,interval=1".parse().unwrap(),
+                topology,
+                workers,
+            );
+            assert_eq!(pool.install(|| fib(22)), fib_iter(22));
+            let stats = pool.stats().total();
+            let d = pool.graph().diameter() as u64;
+            assert!(
+                stats.placed_out > 0,
+                "{topology} {workers}: acwn placed work"
+            );
+            assert!(
+                stats.max_hops <= d,
+                "{topology} {workers}: {} hops > d = {d}",
+                stats.max_hops
+            );
+            assert_balanced(&pool, "acwn");
+        }
+    }
+}
+
+#[test]
+fn placements_are_received_exactly_once() {
+    for policy in ["acwn", "gradient:interval=1", "random-alloc"] {
+        let policy: Policy = policy.parse().unwrap();
+        let pool = pool(policy, Topology::Hypercube, 4);
+        pool.install(|| fib(20));
+        let total = pool.stats().total();
+        // A placed task either arrives or is taken back by its waiting creator before it does.
+        assert!(total.placed_in <= total.placed_out, "{policy}: {total:?}");
+        assert!(total.placed_out > 0, "{policy}: work was placed");
+        assert_eq!(
+            total.requests, 0,
+            "{policy}: pure sender-initiated policies never steal"
+        );
+        assert_balanced(&pool, &policy.to_string());
+    }
+}
+
+/// fib(n) as Charm's chares compute it: every call is a task that creates its two children and
+/// nobody blocks waiting for a particular child (the scope waits for all of them at the end).
+fn fib_chares(n: u64) -> u64 {
+    fn chare<'s>(s: &hypersteal::Scope<'s>, n: u64, sum: &'s AtomicU64) {
+        if n < 2 {
+            sum.fetch_add(n, Ordering::Relaxed);
+        } else {
+            s.spawn(move |s| chare(s, n - 1, sum));
+            s.spawn(move |s| chare(s, n - 2, sum));
+        }
+    }
+    let sum = AtomicU64::new(0);
+    hypersteal::scope(|s| chare(s, n, &sum));
+    sum.into_inner()
+}
+
+#[test]
+fn random_allocation_spreads_tasks_and_acwn_keeps_them_local() {
+    // The papers' observation (seed 000, Figure 9) on fib(25) without cutoff, 4 workers,
+    // hypercube: randomized allocation runs most tasks away from their creator (locality near
+    // 1/P), ACWN keeps most of them where they were created.
+    let run = |policy: &str| {
+        let pool = pool(policy.parse().unwrap(), Topology::Hypercube, 4);
+        assert_eq!(pool.install(|| fib_chares(25)), fib_iter(25));
+        assert_balanced(&pool, policy);
+        pool.stats().total()
+    };
+    let random = run("random-alloc");
+    let acwn = run("acwn");
+    let p = 4.0;
+    assert!(
+        (random.locality() - 1.0 / p).abs() < 0.1,
+        "random-alloc locality {} should be near 1/P: {random:?}",
+        random.locality()
+    );
+    assert!(random.placed_out > random.executed / 2);
+    assert!(acwn.placed_out > 0, "acwn placed work");
+    assert!(
+        acwn.locality() > random.locality() + 0.3,
+        "acwn locality {} well above random-alloc's {}",
+        acwn.locality(),
+        random.locality()
+    );
+}
+
+#[test]
+fn join_based_fib_under_every_sender_policy_keeps_stacks_bounded() {
+    // Joins whose `b` is placed elsewhere make the waiting creator run other tasks on top of its
+    // stack; past a nesting bound it takes back its own unstarted `b` instead. fib(27) at join
+    // granularity would overflow the default 2 MiB stacks without that bound.
+    for policy in ["random-alloc", "acwn", "gradient:interval=1,high=1"] {
+        let pool = pool(policy.parse().unwrap(), Topology::Hypercube, 4);
+        assert_eq!(pool.install(|| fib(27)), fib_iter(27), "{policy}");
+        assert_balanced(&pool, policy);
+    }
+}
+
+#[test]
+fn sender_policy_names_and_parameters() {
+    let p: Policy = "acwn:low=3,high=9,interval=32".parse().unwrap();
+    assert_eq!(
+        p,
+        Policy::Acwn {
+            low: 3,
+            high: 9,
+            interval: 32
+        }
+    );
+    assert_eq!(p.to_string(), "acwn:low=3,high=9,interval=32");
+    assert_eq!(
+        "acwn".parse::<Policy>().unwrap(),
+        Policy::Acwn {
+            low: 2,
+            high: 8,
+            interval: 16
+        }
+    );
+    assert!(p.is_sender_initiated() && !Policy::RandomPolling.is_sender_initiated());
+    let e = "gradient:low=5,high=2"
+        .parse::<Policy>()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("low=5") && e.contains("high=2"), "{e}");
+    let e = "acwn:interval=0".parse::<Policy>().unwrap_err().to_string();
+    assert!(
+        e.contains("interval=0") && e.contains("1 to 1000000"),
+        "{e}"
+    );
+    let e = "random-alloc:low=1"
+        .parse::<Policy>()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("takes no parameters"), "{e}");
+}
