@@ -3,8 +3,9 @@
 //! A work-stealing task runtime whose workers form a virtual topology (hypercube, mesh, torus,
 //! ring, complete) and whose load-balancing policy you choose: random polling, nearest neighbour,
 //! asynchronous and global round robin, GRR with a combining tree, scheduler-based, or
-//! most-loaded — the schemes of Kumar, Grama and Rao and their relatives, translated to threads
-//! sharing memory. The API is rayon's: [`join`], [`scope`], [`spawn`], [`ThreadPoolBuilder`],
+//! most-loaded — the schemes of Kumar, Grama and Rao and their relatives — or place new tasks
+//! as they are created (ACWN, the gradient model, randomized allocation), all translated to
+//! threads sharing memory. The API is rayon's: [`join`], [`scope`], [`spawn`], [`ThreadPoolBuilder`],
 //! and every pool reports what it did ([`PoolStats`]).
 //!
 //! ## Quick start
