@@ -60,6 +60,8 @@ mod pool;
 pub mod prelude;
 mod registry;
 mod scope;
+#[cfg(not(loom))]
+pub mod sim;
 mod sleep;
 mod spawn;
 mod stats;

@@ -10,6 +10,7 @@
 //! | [`Sequential`] | runs `a`, then `b`, on the calling thread |
 //! | [`Rayon`] | `rayon::join` (call it inside a rayon `ThreadPool::install`) |
 //! | [`Chili`] (`chili::Scope`) | `chili::Scope::join`, passing each closure the scope it runs on |
+//! | [`Hypersteal`] | `hypersteal::join` (call it inside a hypersteal `ThreadPool::install`) |
 //!
 //! A runtime with a free, rayon-style `join(a, b)` gets a zero-sized context
 //! whose [`Fork::Ctx`] is itself, exactly like [`Rayon`]:
@@ -117,6 +118,36 @@ impl Fork for Rayon {
         RB: Send,
     {
         rayon::join(|| a(&mut Rayon), || b(&mut Rayon))
+    }
+}
+
+/// Forks with `hypersteal::join`. Run the workload inside a hypersteal
+/// pool's `install` to choose the pool, and with it the policy and topology
+/// (otherwise hypersteal's global pool is used).
+///
+/// ```
+/// use hypersteal_suite::{Hypersteal, Workload};
+///
+/// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let mut instance = "fib:20".parse::<Workload>().unwrap().prepare();
+/// let outcome = pool.install(|| instance.run(&mut Hypersteal));
+/// instance.check(&outcome).unwrap();
+/// ```
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Hypersteal;
+
+impl Fork for Hypersteal {
+    type Ctx<'a> = Hypersteal;
+
+    #[inline]
+    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&mut Hypersteal) -> RA + Send,
+        B: FnOnce(&mut Hypersteal) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        hypersteal::join(|| a(&mut Hypersteal), || b(&mut Hypersteal))
     }
 }
 
@@ -237,9 +268,6 @@ mod tests {
             ..Default::default()
         });
         let mut scope = tp.scope();
-        assert_eq!(
-            fork_range(&mut scope, &Squares, 0..1000, 3),
-            expected(1000)
-        );
+        assert_eq!(fork_range(&mut scope, &Squares, 0..1000, 3), expected(1000));
     }
 }

@@ -1,3 +1,5 @@
+//! `hypersteal-suite`: the benchmark suite's command line (see `docs/suite.md`).
+
 fn main() {
-    println!("not yet");
+    std::process::exit(hypersteal_suite::cli::main());
 }

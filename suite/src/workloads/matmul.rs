@@ -108,8 +108,10 @@ impl Matrices {
 }
 
 /// Computes rows `row0..row0 + c.len() / n` of the product into `c` and
-/// returns their part of the checksum.
-fn rows(a: &[u64], b: &[u64], c: &mut [u64], n: usize, row0: usize) -> u64 {
+/// returns their part of the checksum (the checksum of the whole product is
+/// the wrapping sum of the parts, in any order). This is the master-worker
+/// task body: one call per block of rows.
+pub fn rows(a: &[u64], b: &[u64], c: &mut [u64], n: usize, row0: usize) -> u64 {
     let mut sum = 0u64;
     for (r, c_row) in c.chunks_exact_mut(n).enumerate() {
         let i = row0 + r;
@@ -190,8 +192,12 @@ mod tests {
         let mut m = Matrices::generate(2);
         sequential(&mut m);
         let (a, b) = (&m.a, &m.b);
-        let c00 = a[0].wrapping_mul(b[0]).wrapping_add(a[1].wrapping_mul(b[2]));
-        let c11 = a[2].wrapping_mul(b[1]).wrapping_add(a[3].wrapping_mul(b[3]));
+        let c00 = a[0]
+            .wrapping_mul(b[0])
+            .wrapping_add(a[1].wrapping_mul(b[2]));
+        let c11 = a[2]
+            .wrapping_mul(b[1])
+            .wrapping_add(a[3].wrapping_mul(b[3]));
         assert_eq!((m.c[0], m.c[3]), (c00, c11));
     }
 

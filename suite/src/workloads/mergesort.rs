@@ -1,5 +1,5 @@
 //! `mergesort:N`: sort N seeded pseudo-random `u64` keys (see
-//! [`keys`](super::keys)) by merge sort: sort both halves with `join`, then
+//! [`keys`]) by merge sort: sort both halves with `join`, then
 //! merge them through a buffer of the same length; slices of at most
 //! `cutoff` keys are sorted by the sequential merge sort. Spelling:
 //! `mergesort:N` or `mergesort:N,cutoff=C`.
@@ -88,6 +88,11 @@ fn merge(left: &[u64], right: &[u64], out: &mut [u64]) {
 }
 
 /// Sequential merge sort of `v`, using `buf` (same length) as scratch.
+pub fn sequential_with(v: &mut [u64], buf: &mut [u64]) {
+    assert_eq!(v.len(), buf.len(), "mergesort: scratch of the wrong length");
+    sort_with(v, buf);
+}
+
 fn sort_with(v: &mut [u64], buf: &mut [u64]) {
     if v.len() <= INSERTION {
         insertion_sort(v);

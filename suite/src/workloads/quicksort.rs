@@ -1,5 +1,5 @@
 //! `quicksort:N`: sort N seeded pseudo-random `u64` keys (see
-//! [`keys`](super::keys)) by quicksort: partition around a median-of-three
+//! [`keys`]) by quicksort: partition around a median-of-three
 //! pivot (Hoare's scheme), then sort the two sides with `join`; slices of at
 //! most `cutoff` keys are sorted by the sequential quicksort. Spelling:
 //! `quicksort:N` or `quicksort:N,cutoff=C`.

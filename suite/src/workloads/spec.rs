@@ -159,17 +159,6 @@ impl<'a> Spec<'a> {
             (None, None) => Ok(None),
         }
     }
-
-    /// Fails if a positional value was given to a workload that takes none.
-    pub(crate) fn no_positional(&self) -> Result<(), ParseError> {
-        match self.positional {
-            Some(p) => Err(ParseError::new(format!(
-                "{}: unexpected value `{p}`",
-                self.workload
-            ))),
-            None => Ok(()),
-        }
-    }
 }
 
 /// Parses `value` of `key` for `workload`, with a message that names all three.

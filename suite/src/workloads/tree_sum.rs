@@ -160,7 +160,10 @@ mod tests {
             let t = TreeNode::complete(depth);
             assert_eq!(sequential(&t), expected(depth));
             for cutoff in [0, 1, 5, 20] {
-                assert_eq!(parallel(&mut Sequential, &t, depth, cutoff), expected(depth));
+                assert_eq!(
+                    parallel(&mut Sequential, &t, depth, cutoff),
+                    expected(depth)
+                );
             }
         }
     }

@@ -18,20 +18,21 @@
 //! - no node other than a binomial root has more than 100 children.
 //!
 //! The sequential version walks the tree with an explicit stack. The parallel
-//! version gives each task a stack of pending nodes; after every `chunk` nodes
-//! a task with two or more pending nodes splits its stack in halves and forks
-//! them with `join` (the older half, nearer the root, is the one offered to
-//! thieves). The trees are thousands of levels deep (T3L: 17,844), so a task
-//! per node recursing through `join` would overflow thread stacks; splitting
-//! pending work keeps the nesting of `join`s proportional to the work per
-//! chunk instead. Spelling: `uts:T1` or `uts:T1,chunk=N`.
+//! version recurses over the tree, splitting child ranges with `join`: a range
+//! of more than 8 children splits in halves; a group of at most 8 is expanded
+//! at once, its leaves counted on the spot; if one child of the group has
+//! children the task carries on with it in a loop, and if several do, they are
+//! split in halves with `join`. Binomial trees are long thin chains (T3L is
+//! 17,844 levels deep) whose nodes mostly have one inner child, so the loop
+//! keeps the nesting of `join`s to the chain's branch points rather than its
+//! length. Spelling: `uts:T1` … `uts:T3L` (case-insensitive).
 
 use std::fmt;
 use std::str::FromStr;
 
 use sha1::{Digest, Sha1};
 
-use super::spec::{in_range, CheckError, ParseError, Spec};
+use super::spec::{CheckError, ParseError, Spec};
 use crate::fork::Fork;
 
 /// Geometric tree shapes (`-a`).
@@ -244,20 +245,12 @@ pub fn tree(name: &str) -> Option<&'static UtsTree> {
 pub struct UtsParams {
     /// The sample tree.
     pub tree: &'static UtsTree,
-    /// Nodes a task expands between attempts to split its pending nodes.
-    pub chunk: usize,
 }
 
 impl UtsParams {
-    /// The default chunk.
-    pub const DEFAULT_CHUNK: usize = 64;
-
-    /// `uts:name` with the default chunk; `None` for an unknown tree.
+    /// `uts:name`; `None` for an unknown tree.
     pub fn new(name: &str) -> Option<Self> {
-        tree(name).map(|tree| Self {
-            tree,
-            chunk: Self::DEFAULT_CHUNK,
-        })
+        tree(name).map(|tree| Self { tree })
     }
 
     /// The default size (T1).
@@ -280,7 +273,7 @@ impl Default for UtsParams {
 impl FromStr for UtsParams {
     type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, ParseError> {
-        let spec = Spec::parse("uts", s, &["tree", "chunk"])?;
+        let spec = Spec::parse("uts", s, &["tree"])?;
         let name = match (spec.positional(), spec.raw("tree")) {
             (Some(_), Some(_)) => {
                 return Err(ParseError::new("uts: tree given twice"));
@@ -295,24 +288,27 @@ impl FromStr for UtsParams {
                 names.join(", ")
             )));
         };
-        let chunk = spec.get::<usize>("chunk")?.unwrap_or(Self::DEFAULT_CHUNK);
-        let chunk = in_range("uts", "chunk", chunk, 1, usize::MAX)?;
-        Ok(Self { tree, chunk })
+        Ok(Self { tree })
     }
 }
 
 impl fmt::Display for UtsParams {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.tree.name)?;
-        if self.chunk != Self::DEFAULT_CHUNK {
-            write!(f, ",chunk={}", self.chunk)?;
-        }
-        Ok(())
+        f.write_str(self.tree.name)
     }
 }
 
 /// The most children a node other than a binomial root may have.
 pub const MAX_CHILDREN: u32 = 100;
+
+/// SHA-1's initial hash value.
+const SHA1_INIT: [u32; 5] = [
+    0x6745_2301,
+    0xefcd_ab89,
+    0x98ba_dcfe,
+    0x1032_5476,
+    0xc3d2_e1f0,
+];
 
 /// A tree node: its SHA-1 state and depth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -334,14 +330,27 @@ impl Node {
         }
     }
 
-    /// Child `i`.
+    /// Child `i`: `SHA1(state ‖ i as 4 bytes BE)`.
+    ///
+    /// The 24-byte message fits one SHA-1 block, so this pads it by hand
+    /// and runs the crate's compression function once (the same digest as
+    /// `Sha1::digest`, without the streaming buffer).
     #[inline]
     pub fn child(&self, i: u32) -> Self {
-        let mut buf = [0u8; 24];
-        buf[..20].copy_from_slice(&self.state);
-        buf[20..].copy_from_slice(&i.to_be_bytes());
+        let mut block = [0u8; 64];
+        block[..20].copy_from_slice(&self.state);
+        block[20..24].copy_from_slice(&i.to_be_bytes());
+        block[24] = 0x80;
+        // Message length in bits, big-endian, in the last 8 bytes.
+        block[56..].copy_from_slice(&(24u64 * 8).to_be_bytes());
+        let mut h = SHA1_INIT;
+        sha1::block_api::compress(&mut h, &[block]);
+        let mut state = [0u8; 20];
+        for (out, word) in state.chunks_exact_mut(4).zip(h) {
+            out.copy_from_slice(&word.to_be_bytes());
+        }
         Self {
-            state: Sha1::digest(buf).into(),
+            state,
             depth: self.depth + 1,
         }
     }
@@ -349,8 +358,12 @@ impl Node {
     /// The node's random value in `0..2^31`.
     #[inline]
     pub fn value(&self) -> u32 {
-        u32::from_be_bytes([self.state[16], self.state[17], self.state[18], self.state[19]])
-            & 0x7fff_ffff
+        u32::from_be_bytes([
+            self.state[16],
+            self.state[17],
+            self.state[18],
+            self.state[19],
+        ]) & 0x7fff_ffff
     }
 
     /// `value / 2^31`, in `[0, 1)`.
@@ -459,40 +472,94 @@ pub fn sequential(tree: &UtsTree) -> UtsStats {
     stats
 }
 
-fn work<C: Fork>(ctx: &mut C, kind: &TreeKind, mut stack: Vec<Node>, chunk: usize) -> UtsStats {
+/// Children expanded by one task before it splits the child range.
+const GROUP: u32 = 8;
+
+/// The non-leaf children of one group, with their child counts.
+struct Inner {
+    nodes: [Node; GROUP as usize],
+    counts: [u32; GROUP as usize],
+    len: usize,
+}
+
+/// The subtrees of children `lo..hi` of `parent` (the children included,
+/// `parent` not).
+fn children<C: Fork>(ctx: &mut C, kind: &TreeKind, parent: Node, lo: u32, hi: u32) -> UtsStats {
     let mut stats = UtsStats::default();
+    let (mut parent, mut lo, mut hi) = (parent, lo, hi);
     loop {
-        for _ in 0..chunk {
-            let Some(node) = stack.pop() else {
-                return stats;
-            };
-            expand(kind, &node, &mut stack, &mut stats);
-        }
-        if stack.len() >= 2 {
-            let older: Vec<Node> = stack.drain(..stack.len() / 2).collect();
+        if hi - lo > GROUP {
+            let mid = lo + (hi - lo) / 2;
             let (a, b) = ctx.join(
-                move |c| work(c, kind, stack, chunk),
-                move |c| work(c, kind, older, chunk),
+                move |c| children(c, kind, parent, lo, mid),
+                move |c| children(c, kind, parent, mid, hi),
             );
             return stats.merge(a).merge(b);
+        }
+        let mut inner = Inner {
+            nodes: [parent; GROUP as usize],
+            counts: [0; GROUP as usize],
+            len: 0,
+        };
+        for i in lo..hi {
+            let child = parent.child(i);
+            let n = num_children(kind, &child);
+            stats.nodes += 1;
+            stats.max_depth = stats.max_depth.max(child.depth);
+            if n == 0 {
+                stats.leaves += 1;
+            } else {
+                inner.nodes[inner.len] = child;
+                inner.counts[inner.len] = n;
+                inner.len += 1;
+            }
+        }
+        match inner.len {
+            0 => return stats,
+            // One subtree to go: continue in this task, without nesting.
+            1 => (parent, lo, hi) = (inner.nodes[0], 0, inner.counts[0]),
+            len => return stats.merge(fork_inner(ctx, kind, &inner, 0, len)),
         }
     }
 }
 
-/// Walks the whole tree, splitting pending nodes with `join` every `chunk`
-/// expanded nodes.
-pub fn parallel<C: Fork>(ctx: &mut C, tree: &UtsTree, chunk: usize) -> UtsStats {
-    work(
-        ctx,
-        &tree.kind,
-        vec![Node::root(tree.seed)],
-        chunk.max(1),
-    )
+/// The subtrees of `inner[lo..hi]`, split in halves with `join`.
+fn fork_inner<C: Fork>(
+    ctx: &mut C,
+    kind: &TreeKind,
+    inner: &Inner,
+    lo: usize,
+    hi: usize,
+) -> UtsStats {
+    if hi - lo == 1 {
+        return children(ctx, kind, inner.nodes[lo], 0, inner.counts[lo]);
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (a, b) = ctx.join(
+        |c| fork_inner(c, kind, inner, lo, mid),
+        |c| fork_inner(c, kind, inner, mid, hi),
+    );
+    a.merge(b)
+}
+
+/// Walks the whole tree in parallel: child ranges wider than 8 split in
+/// halves with `join`; of a group of children, the leaves are counted at once,
+/// a single inner child is continued in the same task, and two or more inner
+/// children are split in halves with `join`.
+pub fn parallel<C: Fork>(ctx: &mut C, tree: &UtsTree) -> UtsStats {
+    let root = Node::root(tree.seed);
+    let n = num_children(&tree.kind, &root);
+    let own = UtsStats {
+        nodes: 1,
+        leaves: u64::from(n == 0),
+        max_depth: 0,
+    };
+    own.merge(children(ctx, &tree.kind, root, 0, n))
 }
 
 /// Runs the parallel version for `p`.
 pub fn run<C: Fork>(ctx: &mut C, p: &UtsParams) -> UtsStats {
-    parallel(ctx, p.tree, p.chunk)
+    parallel(ctx, p.tree)
 }
 
 /// Checks `got` against the published counts.
@@ -527,12 +594,26 @@ mod tests {
     }
 
     #[test]
+    fn child_state_is_sha1_of_parent_and_index() {
+        let root = Node::root(19);
+        for i in [0u32, 1, 7, 99, 0x0102_0304] {
+            let mut msg = root.state.to_vec();
+            msg.extend_from_slice(&i.to_be_bytes());
+            let want: [u8; 20] = Sha1::digest(&msg).into();
+            let child = root.child(i);
+            assert_eq!(child.state, want);
+            assert_eq!(child.depth, 1);
+        }
+    }
+
+    #[test]
     fn parse() {
         let p: UtsParams = "t3".parse().unwrap();
         assert_eq!(p.tree.name, "T3");
         assert_eq!(p.to_string(), "T3");
-        let p: UtsParams = "T1L,chunk=8".parse().unwrap();
-        assert_eq!((p.tree.name, p.chunk), ("T1L", 8));
+        let p: UtsParams = "tree=T1L".parse().unwrap();
+        assert_eq!(p.tree.name, "T1L");
+        assert!("T1,chunk=8".parse::<UtsParams>().is_err());
         let e = "T9".parse::<UtsParams>().unwrap_err().to_string();
         assert!(e.contains("T3L"), "{e}");
     }

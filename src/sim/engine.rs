@@ -1,0 +1,655 @@
+//! The discrete-event engine.
+//!
+//! Each simulated worker holds at most one executing piece of work plus a LIFO deque (and, for
+//! sender-initiated policies, an inbox). Events: a piece finishes (`Done`), a divisible piece
+//! becomes too small to split (`Unsplittable`), a request reaches its victim (`Request`), a reject
+//! returns (`Retry`), work arrives (`Arrive`). Every decision about whom to ask and where to
+//! place is made by the runtime's own policy code ([`Victims`], [`Shared`], the `sender`
+//! functions) over the simulated loads.
+
+use super::cost::{CostModel, Server};
+use super::queue::EventQueue;
+use super::workload::{SplitWork, TaskTree};
+use super::{SimConfig, SimResult};
+use crate::policy::receiver::{LoadView, Shared, Victims, XorShift};
+use crate::policy::{sender, Policy, Reach};
+use crate::topology::TopologyGraph;
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug)]
+enum Work<N> {
+    Node(N),
+    Chunk(f64),
+}
+
+#[derive(Clone, Debug)]
+struct Task<N> {
+    work: Work<N>,
+    hops: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Executing a piece.
+    Busy,
+    /// Idle with a request (or a reject) in flight.
+    Asking,
+    /// Idle, not asking: nothing worth asking is visible (the runtime's sleep), or a
+    /// sender-initiated worker waiting for placed work.
+    Parked,
+}
+
+struct Proc<N> {
+    deque: VecDeque<Task<N>>,
+    inbox: VecDeque<Task<N>>,
+    current: Option<(Task<N>, f64)>,
+    state: State,
+    version: u64,
+    ticks: u32,
+    round_left: usize,
+    stealable: bool,
+    depth: usize,
+}
+
+enum Ev<N> {
+    Done(usize, u64),
+    Unsplittable(usize, u64),
+    Request {
+        victim: usize,
+        thief: usize,
+    },
+    Retry(usize),
+    Arrive {
+        to: usize,
+        task: Task<N>,
+        placed: bool,
+    },
+}
+
+/// Loads as the policies see them at one instant: waiting tasks (deque + inbox), and for a
+/// divisible piece the number of grains it could still give away.
+struct View<'a, N> {
+    procs: &'a [Proc<N>],
+    now: f64,
+    cost: &'a CostModel,
+    grain: f64,
+}
+
+impl<N> View<'_, N> {
+    fn chunk_grains(&self, p: &Proc<N>) -> usize {
+        match &p.current {
+            Some((
+                Task {
+                    work: Work::Chunk(_),
+                    ..
+                },
+                end,
+            )) => {
+                let rem = (end - self.now) / self.cost.t_work;
+                if rem >= 2.0 * self.grain {
+                    (rem / self.grain) as usize
+                } else {
+                    0
+                }
+            }
+            _ => 0,
+        }
+    }
+}
+
+impl<N> LoadView for View<'_, N> {
+    fn queued(&self, w: usize) -> usize {
+        let p = &self.procs[w];
+        p.deque.len() + p.inbox.len() + self.chunk_grains(p)
+    }
+}
+
+pub(crate) struct Engine<'a, T: TaskTree> {
+    tree: Option<&'a T>,
+    split: SplitWork,
+    cost: CostModel,
+    policy: Policy,
+    graph: TopologyGraph,
+    shared: Shared,
+    victims: Vec<Victims>,
+    procs: Vec<Proc<T::Node>>,
+    proximity: Vec<usize>,
+    queue: EventQueue<Ev<T::Node>>,
+    rng: XorShift,
+    /// Workers with something a thief could take.
+    stealable: usize,
+    parked: Vec<usize>,
+    /// GRR's counter / SB's donor queue, at worker 0.
+    point: Server,
+    bus: Server,
+    kids: Vec<T::Node>,
+    end: f64,
+    work_done: f64,
+    requests: u64,
+    requests_ok: u64,
+    transfers: u64,
+    tasks: u64,
+    max_hops: u32,
+    /// Stop (and report `truncated`) after this many requests.
+    pub(crate) max_requests: u64,
+}
+
+impl<'a, T: TaskTree> Engine<'a, T> {
+    pub(crate) fn new(config: &SimConfig, tree: Option<&'a T>, split: SplitWork) -> Self {
+        let p = config.procs;
+        let graph = config.topology.graph(p);
+        // The combining tree's values do not depend on its window; in one thread a window only
+        // spins, so the simulator's tree gets none (the window's cost is `t_combine`).
+        let shared_policy = match config.policy {
+            Policy::GrrCombining { .. } => Policy::GrrCombining { window: 0 },
+            other => other,
+        };
+        let shared = Shared::new(&shared_policy, &graph);
+        let procs = (0..p)
+            .map(|k| {
+                let mut depth = 0;
+                let mut at = k;
+                while let Some(up) = graph.tree_parent(at) {
+                    depth += 1;
+                    at = up;
+                }
+                Proc {
+                    deque: VecDeque::new(),
+                    inbox: VecDeque::new(),
+                    current: None,
+                    state: State::Parked,
+                    version: 0,
+                    ticks: 0,
+                    round_left: 0,
+                    stealable: false,
+                    depth,
+                }
+            })
+            .collect();
+        Engine {
+            tree,
+            split,
+            cost: config.cost,
+            policy: config.policy,
+            victims: (0..p).map(|k| Victims::new(k, p, config.seed)).collect(),
+            shared,
+            graph,
+            procs,
+            proximity: vec![0; p],
+            queue: EventQueue::new(),
+            rng: XorShift::new(config.seed ^ 0x5117_5EED),
+            stealable: 0,
+            parked: Vec::new(),
+            point: Server::default(),
+            bus: Server::default(),
+            kids: Vec::new(),
+            end: 0.0,
+            work_done: 0.0,
+            requests: 0,
+            requests_ok: 0,
+            transfers: 0,
+            tasks: 0,
+            max_hops: 0,
+            max_requests: u64::MAX,
+        }
+    }
+
+    fn receiver(&self) -> bool {
+        !self.policy.is_sender_initiated() && self.procs.len() > 1
+    }
+
+    /// A message of `d` hops sent at `t` arrives at the returned time (queueing on the bus).
+    fn deliver(&mut self, t: f64, one_way: f64) -> f64 {
+        if self.cost.t_bus > 0.0 {
+            self.bus.access(t, self.cost.t_bus) + one_way
+        } else {
+            t + one_way
+        }
+    }
+
+    fn msg(&mut self, t: f64, d: usize) -> f64 {
+        let one_way = self.cost.t_msg(d);
+        self.deliver(t, one_way)
+    }
+
+    fn transfer(&mut self, t: f64, d: usize) -> f64 {
+        let one_way = self.cost.t_transfer(d);
+        self.deliver(t, one_way)
+    }
+
+    /// Runs to the end; `None` if the request budget ran out first.
+    pub(crate) fn run_capped(mut self) -> Option<SimResult> {
+        let cap = self.max_requests;
+        self.max_requests = u64::MAX;
+        let mut engine = self;
+        engine.max_requests = cap;
+        let r = engine.run();
+        (r.requests <= cap).then_some(r)
+    }
+
+    pub(crate) fn run(mut self) -> SimResult {
+        let root = match self.tree {
+            Some(t) => Work::Node(t.root()),
+            None => Work::Chunk(self.split.work),
+        };
+        if let Some(d) = &self.shared.donors {
+            // SB: the worker that obtains the root is the first donor.
+            d.join(0);
+        }
+        self.start(
+            0,
+            Task {
+                work: root,
+                hops: 0,
+            },
+            0.0,
+        );
+        for k in 1..self.procs.len() {
+            self.become_idle(k, 0.0);
+        }
+        while let Some((now, ev)) = self.queue.pop() {
+            if self.requests > self.max_requests {
+                break;
+            }
+            match ev {
+                Ev::Done(p, v) if self.procs[p].version == v => self.done(p, now),
+                Ev::Unsplittable(p, v) if self.procs[p].version == v => self.refresh(p, now),
+                Ev::Done(..) | Ev::Unsplittable(..) => {}
+                Ev::Request { victim, thief } => self.request(victim, thief, now),
+                Ev::Retry(p) => self.acquire(p, now),
+                Ev::Arrive { to, task, placed } => self.arrive(to, task, placed, now),
+            }
+        }
+        debug_assert!(self
+            .procs
+            .iter()
+            .all(|p| p.current.is_none() && p.deque.is_empty() && p.inbox.is_empty()));
+        SimResult {
+            time: self.end,
+            work: self.work_done,
+            requests: self.requests,
+            requests_ok: self.requests_ok,
+            transfers: self.transfers,
+            tasks: self.tasks,
+            max_hops: self.max_hops,
+            shared_wait: self.point.waited + self.bus.waited,
+            ..SimResult::default()
+        }
+    }
+
+    fn view(&self, now: f64) -> View<'_, T::Node> {
+        View {
+            procs: &self.procs,
+            now,
+            cost: &self.cost,
+            grain: self.split.grain,
+        }
+    }
+
+    /// Re-evaluates whether `p` has something to steal; wakes parked thieves when it now has.
+    fn refresh(&mut self, p: usize, now: f64) {
+        let proc = &self.procs[p];
+        let has = !proc.deque.is_empty() || self.view(now).chunk_grains(proc) > 0;
+        if has == proc.stealable {
+            return;
+        }
+        self.procs[p].stealable = has;
+        if !has {
+            self.stealable -= 1;
+            return;
+        }
+        self.stealable += 1;
+        if !self.receiver() || self.parked.is_empty() {
+            return;
+        }
+        let reach = self.policy.reach();
+        let mut i = 0;
+        while i < self.parked.len() {
+            let w = self.parked[i];
+            let wake = match reach {
+                Reach::Neighbors => self.graph.neighbors(w).contains(&p),
+                _ => true,
+            };
+            if wake && self.procs[w].state == State::Parked {
+                self.parked.swap_remove(i);
+                self.procs[w].state = State::Asking;
+                self.queue.push(now, Ev::Retry(w));
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// `p` starts executing `task` at `now`.
+    fn start(&mut self, p: usize, task: Task<T::Node>, now: f64) {
+        let units = match &task.work {
+            Work::Node(n) => self.tree.expect("a node needs a tree").cost(n),
+            Work::Chunk(w) => *w,
+        };
+        let end = now + units * self.cost.t_work;
+        let proc = &mut self.procs[p];
+        proc.version += 1;
+        proc.state = State::Busy;
+        let v = proc.version;
+        let chunk = matches!(task.work, Work::Chunk(_));
+        proc.current = Some((task, end));
+        self.queue.push(end, Ev::Done(p, v));
+        if chunk {
+            let cut = end - 2.0 * self.split.grain * self.cost.t_work;
+            if cut > now {
+                self.queue.push(cut, Ev::Unsplittable(p, v));
+            }
+        }
+        self.refresh(p, now);
+    }
+
+    fn done(&mut self, p: usize, now: f64) {
+        let (task, end) = self.procs[p]
+            .current
+            .take()
+            .expect("a Done event has a piece");
+        self.end = self.end.max(end);
+        self.tasks += 1;
+        let mut next = None;
+        match &task.work {
+            Work::Chunk(w) => self.work_done += w * self.cost.t_work,
+            Work::Node(n) => {
+                let tree = self.tree.expect("a node needs a tree");
+                self.work_done += tree.cost(n) * self.cost.t_work;
+                let mut kids = std::mem::take(&mut self.kids);
+                tree.children(n, &mut kids);
+                // As `join`: the first child runs here next, the others are spawned (pushed, or
+                // placed by a sender-initiated policy), the last one oldest.
+                let mut it = kids.drain(..);
+                next = it.next();
+                let spawned: Vec<_> = it.rev().collect();
+                self.kids = kids;
+                for child in spawned {
+                    self.spawn(
+                        p,
+                        Task {
+                            work: Work::Node(child),
+                            hops: 0,
+                        },
+                        now,
+                    );
+                }
+            }
+        }
+        self.tick(p, now);
+        let task = match next {
+            Some(n) => Some(Task {
+                work: Work::Node(n),
+                hops: 0,
+            }),
+            None => self.procs[p].deque.pop_back(),
+        };
+        match task {
+            Some(t) => self.start(p, t, now),
+            None => {
+                self.refresh(p, now);
+                self.become_idle(p, now);
+            }
+        }
+    }
+
+    /// The allocating phase for a new task at `p`.
+    fn spawn(&mut self, p: usize, task: Task<T::Node>, now: f64) {
+        let target = match self.policy {
+            Policy::RandomAlloc => {
+                let m = self.victims[p].random_worker(self.procs.len());
+                (m != p).then_some(m)
+            }
+            Policy::Acwn { low, high, .. } => {
+                sender::acwn_allocate(p, task.hops, &self.graph, &self.view(now), low, high)
+            }
+            _ => None,
+        };
+        match target {
+            Some(to) => self.send(p, to, task, now),
+            None => {
+                self.procs[p].deque.push_back(task);
+                self.refresh(p, now);
+            }
+        }
+    }
+
+    /// Places `task` into `to`'s inbox: one more hop, one work message.
+    fn send(&mut self, from: usize, to: usize, mut task: Task<T::Node>, now: f64) {
+        task.hops += 1;
+        self.max_hops = self.max_hops.max(task.hops);
+        self.transfers += 1;
+        let d = self.graph.distance(from, to);
+        let at = self.transfer(now, d);
+        self.queue.push(
+            at,
+            Ev::Arrive {
+                to,
+                task,
+                placed: true,
+            },
+        );
+    }
+
+    /// Every `interval` tasks: ACWN's and the gradient model's standing phase.
+    fn tick(&mut self, p: usize, now: f64) {
+        let interval = match self.policy {
+            Policy::Acwn { interval, .. } | Policy::Gradient { interval, .. } => interval,
+            _ => return,
+        };
+        self.procs[p].ticks += 1;
+        if self.procs[p].ticks < interval {
+            return;
+        }
+        self.procs[p].ticks = 0;
+        let graph = &self.graph;
+        let target = match self.policy {
+            Policy::Acwn { high, .. } => sender::acwn_redistribute(p, graph, &self.view(now), high),
+            Policy::Gradient { low, high, .. } => {
+                let load = self.view(now).queued(p);
+                let pr = &self.proximity;
+                let own = sender::gradient_proximity(p, load, low, graph, |j| pr[j]);
+                self.proximity[p] = own;
+                let pr = &self.proximity;
+                sender::gradient_target(p, load, high, own, graph, |j| pr[j])
+            }
+            _ => None,
+        };
+        let Some(to) = target else { return };
+        if let Some(task) = self.procs[p].deque.pop_front() {
+            if (task.hops as usize) < self.graph.diameter()
+                || !matches!(self.policy, Policy::Acwn { .. })
+            {
+                self.send(p, to, task, now);
+            } else {
+                self.procs[p].deque.push_back(task);
+            }
+            self.refresh(p, now);
+        }
+    }
+
+    fn become_idle(&mut self, p: usize, now: f64) {
+        if self.receiver() {
+            if let Some(d) = &self.shared.donors {
+                d.leave(p);
+                // Leaving the donor queue is one more access to it.
+                self.point.access(now, self.cost.t_access);
+            }
+            self.procs[p].state = State::Asking;
+            self.procs[p].round_left = 0;
+            self.acquire(p, now);
+        } else {
+            // Sender-initiated: drain the inbox, else wait for placed work.
+            if let Some(task) = self.take_inbox(p, now) {
+                self.start(p, task, now);
+                return;
+            }
+            self.procs[p].state = State::Parked;
+            if let Policy::Gradient { low, .. } = self.policy {
+                if low > 0 {
+                    self.proximity[p] = 0;
+                }
+            }
+        }
+    }
+
+    /// Whether `p` sees a worker worth asking (the runtime's sleep re-check).
+    fn visible(&self, p: usize, now: f64) -> bool {
+        match self.policy.reach() {
+            Reach::All => self.stealable > usize::from(self.procs[p].stealable),
+            Reach::Neighbors => {
+                let view = self.view(now);
+                self.graph
+                    .neighbors(p)
+                    .iter()
+                    .any(|&w| self.policy.worth_asking(view.queued(w)))
+            }
+            Reach::Nothing => false,
+        }
+    }
+
+    fn park(&mut self, p: usize) {
+        self.procs[p].state = State::Parked;
+        self.parked.push(p);
+    }
+
+    /// The idle worker `p` sends its next request (or parks).
+    fn acquire(&mut self, p: usize, now: f64) {
+        debug_assert_eq!(self.procs[p].state, State::Asking);
+        if !self.visible(p, now) {
+            self.park(p);
+            return;
+        }
+        if self.procs[p].round_left == 0 {
+            self.victims[p].begin_round();
+            self.procs[p].round_left = self.victims[p].round_len(&self.policy, p, &self.graph);
+        }
+        let view = View {
+            procs: &self.procs,
+            now,
+            cost: &self.cost,
+            grain: self.split.grain,
+        };
+        let Some(victim) = self.victims[p].next(&self.policy, p, &self.graph, &self.shared, &view)
+        else {
+            self.park(p);
+            return;
+        };
+        self.procs[p].round_left -= 1;
+        self.requests += 1;
+        // Choosing the victim: a round trip to the shared point for GRR and SB (queueing
+        // there), the combining tree's depth for GRR-M, nothing for the others.
+        let chosen = match self.policy {
+            Policy::GlobalRoundRobin | Policy::SchedulerBased => {
+                let d0 = self.graph.distance(p, 0);
+                let there = self.msg(now, d0);
+                let served = self.point.access(there, self.cost.t_access);
+                self.msg(served, d0)
+            }
+            Policy::GrrCombining { .. } => {
+                let levels = self.procs[p].depth as f64;
+                now + 2.0 * levels * (self.cost.t_msg(1) + self.cost.t_combine)
+            }
+            _ => now,
+        };
+        let d = self.graph.distance(p, victim);
+        let at = self.msg(chosen, d);
+        self.queue.push(at, Ev::Request { victim, thief: p });
+    }
+
+    /// A request of `thief` reaches `victim`: the oldest waiting task, or a split of the
+    /// divisible piece, goes back; otherwise a reject.
+    fn request(&mut self, victim: usize, thief: usize, now: f64) {
+        let d = self.graph.distance(victim, thief);
+        let loot = if let Some(task) = self.procs[victim].deque.pop_front() {
+            Some(task)
+        } else if self.view(now).chunk_grains(&self.procs[victim]) > 0 {
+            let (alpha_lo, alpha_hi) = (self.split.alpha_min, self.split.alpha_max);
+            let alpha = if alpha_hi > alpha_lo {
+                let u = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                alpha_lo + (alpha_hi - alpha_lo) * u
+            } else {
+                alpha_lo
+            };
+            let grain = self.split.grain;
+            let t_work = self.cost.t_work;
+            let proc = &mut self.procs[victim];
+            let (task, end) = proc.current.as_mut().expect("a chunk is executing");
+            let rem = (*end - now) / t_work;
+            let give = (alpha * rem).clamp(grain, rem - grain);
+            *end -= give * t_work;
+            if let Work::Chunk(w) = &mut task.work {
+                *w -= give;
+            }
+            proc.version += 1;
+            let (v, end) = (proc.version, *end);
+            self.queue.push(end, Ev::Done(victim, v));
+            let cut = end - 2.0 * grain * t_work;
+            if cut > now {
+                self.queue.push(cut, Ev::Unsplittable(victim, v));
+            }
+            Some(Task {
+                work: Work::Chunk(give),
+                hops: 0,
+            })
+        } else {
+            None
+        };
+        self.refresh(victim, now);
+        match loot {
+            Some(task) => {
+                self.requests_ok += 1;
+                self.transfers += 1;
+                let at = self.transfer(now, d);
+                self.queue.push(
+                    at,
+                    Ev::Arrive {
+                        to: thief,
+                        task,
+                        placed: false,
+                    },
+                );
+            }
+            None => {
+                self.victims[thief].failed(&self.policy, victim);
+                let at = self.msg(now, d);
+                self.queue.push(at, Ev::Retry(thief));
+            }
+        }
+    }
+
+    fn arrive(&mut self, to: usize, task: Task<T::Node>, placed: bool, now: f64) {
+        if !placed {
+            // A thief's loot: it runs it, and under SB becomes a donor.
+            if let Some(d) = &self.shared.donors {
+                d.join(to);
+                self.point.access(now, self.cost.t_access);
+            }
+            self.start(to, task, now);
+            return;
+        }
+        self.procs[to].inbox.push_back(task);
+        if self.procs[to].state == State::Parked {
+            if let Some(task) = self.take_inbox(to, now) {
+                self.start(to, task, now);
+            }
+        }
+    }
+
+    /// Drains `p`'s inbox as the runtime does: ACWN lets each arrival travel on downhill; the
+    /// first one that stays is returned.
+    fn take_inbox(&mut self, p: usize, now: f64) -> Option<Task<T::Node>> {
+        while let Some(task) = self.procs[p].inbox.pop_front() {
+            if let Policy::Acwn { low, high, .. } = self.policy {
+                let to =
+                    sender::acwn_allocate(p, task.hops, &self.graph, &self.view(now), low, high);
+                if let Some(to) = to {
+                    self.send(p, to, task, now);
+                    continue;
+                }
+            }
+            return Some(task);
+        }
+        None
+    }
+}

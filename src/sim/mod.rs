@@ -1,0 +1,214 @@
+//! A deterministic discrete-event simulator of the scheduling policies on machines larger than
+//! the one at hand (up to [`MAX_WORKERS`] simulated processors).
+//!
+//! The simulator replays the papers' setting: `P` processors on a virtual topology, one piece of
+//! work executing per processor, requests and work messages whose cost grows with the topology
+//! distance ([`CostModel`]), and serialising shared points (GRR's counter, SB's donor queue). The
+//! decisions — whom an idle processor asks, where a new task is placed, what ACWN and the gradient
+//! model move — are made by the **same code the runtime uses**, called with simulated loads, so
+//! the simulator cannot drift from the runtime. `docs/simulator.md` describes the model and the
+//! reproduced tables.
+//!
+//! ```
+//! use hypersteal::sim::{simulate, CostModel, SimConfig, Workload};
+//! use hypersteal::{Policy, Topology};
+//!
+//! let config = SimConfig {
+//!     policy: Policy::RandomPolling,
+//!     topology: Topology::Hypercube,
+//!     procs: 64,
+//!     workload: "split:200000".parse::<Workload>().unwrap(),
+//!     cost: CostModel::default(),
+//!     seed: 1,
+//! };
+//! let r = simulate(&config).unwrap();
+//! assert!(r.efficiency > 0.5 && r.efficiency <= 1.0);
+//! assert_eq!(r, simulate(&config).unwrap()); // deterministic
+//! ```
+
+mod cost;
+mod engine;
+mod iso;
+mod output;
+mod queue;
+mod workload;
+
+#[cfg(test)]
+mod tests;
+
+pub use cost::CostModel;
+pub use iso::{
+    isoefficiency, paper_isoefficiency, paper_lower_bound, Architecture, IsoConfig, IsoPoint,
+    IsoResult, PaperIso,
+};
+pub use output::{iso_table, table};
+pub use workload::{
+    fib_calls, tree_size, FibTree, QueensNode, QueensTree, SplitWork, TaskTree, Workload,
+};
+
+use crate::{Policy, Topology, MAX_WORKERS};
+use std::fmt;
+
+/// One simulation: a policy on a topology of `procs` processors running a workload.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimConfig {
+    /// The scheduling policy (any [`Policy`]; sender-initiated ones need a tree workload).
+    pub policy: Policy,
+    /// The virtual topology the processors form.
+    pub topology: Topology,
+    /// Simulated processors, 1 to [`MAX_WORKERS`].
+    pub procs: usize,
+    /// What to run.
+    pub workload: Workload,
+    /// The machine's costs.
+    pub cost: CostModel,
+    /// Seeds every random choice (victims, random allocation, split fractions).
+    pub seed: u64,
+}
+
+/// What one simulation measured.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SimResult {
+    /// The policy, as it displays.
+    pub policy: String,
+    /// The topology's name.
+    pub topology: String,
+    /// Simulated processors.
+    pub procs: usize,
+    /// The workload, as it displays.
+    pub workload: String,
+    /// The sequential time: total work × `t_work`.
+    pub work: f64,
+    /// Simulated parallel time: when the last piece of work finished.
+    pub time: f64,
+    /// `work / time`.
+    pub speedup: f64,
+    /// `speedup / procs`.
+    pub efficiency: f64,
+    /// Work requests sent (receiver-initiated policies; the `V(P)`-style count of seed 002).
+    pub requests: u64,
+    /// Requests that obtained work.
+    pub requests_ok: u64,
+    /// Work messages: granted requests plus tasks placed by sender-initiated policies.
+    pub transfers: u64,
+    /// Pieces of work executed (tree nodes, or divisible pieces).
+    pub tasks: u64,
+    /// The most hops any placed task made.
+    pub max_hops: u32,
+    /// Total time messages queued at serialising points (GRR's counter, SB's queue, the bus).
+    pub shared_wait: f64,
+}
+
+/// Why a simulation could not run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimError(pub String);
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SimError {}
+
+fn check(config: &SimConfig, tree: bool) -> Result<(), SimError> {
+    if config.procs == 0 || config.procs > MAX_WORKERS {
+        return Err(SimError(format!(
+            "procs must be 1..={MAX_WORKERS}, got {}",
+            config.procs
+        )));
+    }
+    config.cost.validate().map_err(SimError)?;
+    if config.policy.is_sender_initiated() && !tree {
+        return Err(SimError(format!(
+            "{} places new tasks and needs a tree workload, not divisible work",
+            config.policy
+        )));
+    }
+    if let Workload::Split(s) = config.workload {
+        if !(s.work > 0.0 && s.grain > 0.0 && s.alpha_min > 0.0 && s.alpha_min <= s.alpha_max)
+            || s.alpha_max >= 1.0
+        {
+            return Err(SimError(format!("bad divisible work {s:?}")));
+        }
+    }
+    Ok(())
+}
+
+fn finish(config: &SimConfig, workload: String, mut r: SimResult) -> SimResult {
+    r.policy = config.policy.to_string();
+    r.topology = config.topology.name().to_string();
+    r.procs = config.procs;
+    r.workload = workload;
+    r.speedup = if r.time > 0.0 { r.work / r.time } else { 1.0 };
+    r.efficiency = r.speedup / config.procs as f64;
+    r
+}
+
+/// Runs one simulation of a built-in workload.
+pub fn simulate(config: &SimConfig) -> Result<SimResult, SimError> {
+    check(config, config.workload.is_tree())?;
+    let r = match config.workload {
+        Workload::Split(s) => engine::Engine::<FibTree>::new(config, None, s).run(),
+        Workload::Fib(t) => engine::Engine::new(config, Some(&t), SplitWork::halving(1.0)).run(),
+        Workload::Queens(t) => engine::Engine::new(config, Some(&t), SplitWork::halving(1.0)).run(),
+    };
+    Ok(finish(config, config.workload.to_string(), r))
+}
+
+/// Divisible work with a request budget: `None` when the run needed more requests.
+pub(crate) fn simulate_split_capped(
+    config: &SimConfig,
+    split: SplitWork,
+    max_requests: u64,
+) -> Result<Option<SimResult>, SimError> {
+    let config = SimConfig {
+        workload: Workload::Split(split),
+        ..*config
+    };
+    check(&config, false)?;
+    let mut engine = engine::Engine::<FibTree>::new(&config, None, split);
+    engine.max_requests = max_requests;
+    Ok(engine
+        .run_capped()
+        .map(|r| finish(&config, config.workload.to_string(), r)))
+}
+
+/// Runs one simulation of any [`TaskTree`] (`config.workload` is ignored; `name` names the
+/// tree in the result).
+pub fn simulate_tree<T: TaskTree>(
+    config: &SimConfig,
+    name: &str,
+    tree: &T,
+) -> Result<SimResult, SimError> {
+    check(config, true)?;
+    let r = engine::Engine::new(config, Some(tree), SplitWork::halving(1.0)).run();
+    Ok(finish(config, name.to_string(), r))
+}
+
+impl CostModel {
+    /// Seed 000's Intel iPSC/2 in milliseconds: about 0.45 ms of communication overhead per
+    /// message plus 0.3 ms of bookkeeping for a message that carries a chare, a small per-hop
+    /// time (cut-through routing), and `t_work` scaled so that Shu's two chare trees take their
+    /// sequential times of Table 3 (Queen 10: 29.5 s, Fibonacci 32: 30.0 s; other workloads:
+    /// one unit of work per millisecond).
+    pub fn ipsc2(workload: &Workload) -> CostModel {
+        let (seq_ms, work) = match *workload {
+            w if w == Workload::SHU_QUEEN10 => {
+                (29_500.0, tree_size(&QueensTree { n: 10, cutoff: 3 }).1)
+            }
+            w if w == Workload::SHU_FIB32 => (30_000.0, fib_calls(32) as f64),
+            _ => (1.0, 1.0),
+        };
+        CostModel {
+            t_work: seq_ms / work,
+            msg_base: 0.45,
+            msg_per_hop: 0.01,
+            transfer_base: 0.75,
+            transfer_per_hop: 0.01,
+            t_access: 0.45,
+            t_combine: 0.45,
+            t_bus: 0.0,
+        }
+    }
+}

@@ -1,0 +1,732 @@
+//! The `hypersteal-suite` command line: the quick run (no arguments), `run`,
+//! `overhead`, `report`, `topology`, and `sim` (the simulator, in
+//! [`crate::sim_cmd`]).
+//!
+//! Bad arguments exit with status 2 and a message that lists what is valid
+//! (clap's own errors do the same); a workload whose answer is wrong, or any
+//! other failure during a run, exits with status 1 and says what failed.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use hypersteal::iter::Schedule;
+use hypersteal::{Policy, Topology, MAX_WORKERS};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::bench::{self, on_big_stack, Plan};
+use crate::machine::{timestamp, Machine};
+use crate::report::{self, Results, Settings};
+use crate::workloads::Workload;
+
+/// The benchmark suite of hypersteal: the papers' workloads, checked against
+/// known answers, under every policy × topology × worker count, with the
+/// sequential, rayon and chili baselines.
+///
+/// With no arguments: the quick run (every workload at a small size, every
+/// policy, 1 and all workers), a table on the terminal and a report in
+/// `results/<timestamp>/`.
+#[derive(Debug, Parser)]
+#[command(name = "hypersteal-suite", version)]
+pub struct Cli {
+    /// What to do (default: the quick run).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The quick run (what no arguments does).
+    Quick(QuickArgs),
+    /// Measure a matrix of workloads × policies × topologies × workers.
+    Run(RunArgs),
+    /// Per-join cost (fib and tree-sum without a cutoff) of every policy, rayon and chili.
+    Overhead(OverheadArgs),
+    /// Rebuild report.md and the plots from a saved results.json.
+    Report(ReportArgs),
+    /// Print a topology's graph and the core each worker is pinned to.
+    Topology(TopologyArgs),
+    /// Simulate the policies on machines larger than this one (`docs/simulator.md`).
+    Sim(crate::sim_cmd::SimArgs),
+}
+
+/// Output formats of `run` and `overhead`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned columns.
+    Table,
+    /// The whole results.json.
+    Json,
+    /// One line per configuration.
+    Csv,
+}
+
+/// Options of the quick run.
+#[derive(Debug, Args, Default)]
+pub struct QuickArgs {
+    /// Directory for the report (default: results/<timestamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Timed runs per configuration.
+    #[arg(long, default_value_t = 2, value_parser = parse_runs)]
+    pub runs: usize,
+    /// Discarded runs before the timed ones.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    /// Do not pin hypersteal's workers to cores.
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+/// Options of `run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Workloads, comma-separated, each `name` (default size) or `name:SIZE`; or `all`.
+    #[arg(long, short, value_name = "W[,W..]", default_value = "all", value_parser = parse_workloads)]
+    pub workload: WorkloadList,
+    /// Use the quick size for workloads given without a size.
+    #[arg(long)]
+    pub quick_sizes: bool,
+    /// Policies, comma-separated (with parameters: `acwn:low=2,high=8`), or `all`.
+    #[arg(long, short, value_name = "P[,P..]|all", default_value = "all", value_parser = parse_policies)]
+    pub policy: PolicyList,
+    /// Topologies, comma-separated, or `all`.
+    #[arg(long, short = 'T', value_name = "T[,T..]", default_value = "hypercube", value_parser = parse_topologies)]
+    pub topology: TopologyList,
+    /// Worker counts, comma-separated (default: 1 and the number of cores).
+    #[arg(long, short = 'n', value_name = "N[,N..]", value_parser = parse_threads)]
+    pub threads: Option<ThreadList>,
+    /// Timed runs per configuration.
+    #[arg(long, default_value_t = 5, value_parser = parse_runs)]
+    pub runs: usize,
+    /// Discarded runs before the timed ones.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    /// What to print on the terminal.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Directory for results.json, report.md and the plots (default: results/<timestamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Loop schedules for mandelbrot as a parallel loop, comma-separated, `all` or `none`.
+    #[arg(long, value_name = "S[,S..]", default_value = "all", value_parser = parse_schedules)]
+    pub schedules: ScheduleList,
+    /// Policies the loop schedules run under (comma-separated or `all`).
+    #[arg(long, value_name = "P[,P..]|all", default_value = "rp", value_parser = parse_policies)]
+    pub loop_policy: PolicyList,
+    /// Skip the rayon and chili baselines.
+    #[arg(long)]
+    pub no_baselines: bool,
+    /// Skip matmul as master-worker tasks.
+    #[arg(long)]
+    pub no_tasks: bool,
+    /// Do not pin hypersteal's workers to cores.
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+/// Options of `overhead`.
+#[derive(Debug, Args)]
+pub struct OverheadArgs {
+    /// Workloads to measure (meant without a cutoff).
+    #[arg(long, short, value_name = "W[,W..]", default_value = "fib:27,cutoff=0,tree-sum:20", value_parser = parse_workloads)]
+    pub workload: WorkloadList,
+    /// Policies, comma-separated, or `all`.
+    #[arg(long, short, value_name = "P[,P..]|all", default_value = "all", value_parser = parse_policies)]
+    pub policy: PolicyList,
+    /// The topology.
+    #[arg(long, short = 'T', default_value = "hypercube", value_parser = parse_topology)]
+    pub topology: Topology,
+    /// Worker counts (default: 1 and the number of cores).
+    #[arg(long, short = 'n', value_name = "N[,N..]", value_parser = parse_threads)]
+    pub threads: Option<ThreadList>,
+    /// Timed runs per configuration.
+    #[arg(long, default_value_t = 5, value_parser = parse_runs)]
+    pub runs: usize,
+    /// Discarded runs before the timed ones.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write results.json and report.md into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Do not pin hypersteal's workers to cores.
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+/// Options of `report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A directory holding results.json (or the file itself).
+    pub dir: PathBuf,
+    /// Where to write report.md and the plots (default: next to results.json).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// Options of `topology`.
+#[derive(Debug, Args)]
+pub struct TopologyArgs {
+    /// The topology.
+    #[arg(long, short = 'T', default_value = "hypercube", value_parser = parse_topology)]
+    pub topology: Topology,
+    /// Workers (default: the number of cores).
+    #[arg(long, short = 'n', value_parser = parse_thread_count)]
+    pub threads: Option<usize>,
+    /// Do not pin the workers (then no core is shown).
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+/// A parsed `--workload` list: each workload, and whether a size was given.
+#[derive(Debug, Clone)]
+pub struct WorkloadList(pub Vec<(Workload, bool)>);
+/// A parsed `--policy` list.
+#[derive(Debug, Clone)]
+pub struct PolicyList(pub Vec<Policy>);
+/// A parsed `--topology` list.
+#[derive(Debug, Clone)]
+pub struct TopologyList(pub Vec<Topology>);
+/// A parsed `--threads` list.
+#[derive(Debug, Clone)]
+pub struct ThreadList(pub Vec<usize>);
+/// A parsed `--schedules` list.
+#[derive(Debug, Clone)]
+pub struct ScheduleList(pub Vec<Schedule>);
+
+/// Splits a comma-separated list. A piece with `=` and no `:` continues the
+/// previous item (`acwn:low=2,high=8`, `fib:27,cutoff=0`). Empty items are
+/// an error.
+pub fn split_list(s: &str) -> Result<Vec<String>, String> {
+    let mut items: Vec<String> = Vec::new();
+    for piece in s.split(',') {
+        let p = piece.trim();
+        if p.is_empty() {
+            return Err(format!("malformed list `{s}`: an empty item"));
+        }
+        match items.last_mut() {
+            Some(last) if p.contains('=') && !p.contains(':') => {
+                last.push(',');
+                last.push_str(p);
+            }
+            _ => items.push(p.to_string()),
+        }
+    }
+    Ok(items)
+}
+
+/// A parse error that names every valid value (and `all`).
+fn listing_valid(e: impl std::fmt::Display, what: &str, names: &[&str]) -> String {
+    let e = e.to_string();
+    if names.iter().all(|n| e.contains(n)) {
+        format!("{e}; or all")
+    } else {
+        format!("{e}; valid {what}: {}, or all", names.join(", "))
+    }
+}
+
+fn parse_workloads(s: &str) -> Result<WorkloadList, String> {
+    if s.trim().eq_ignore_ascii_case("all") {
+        return Ok(WorkloadList(
+            Workload::all_paper()
+                .into_iter()
+                .map(|w| (w, false))
+                .collect(),
+        ));
+    }
+    let items = split_list(s)?;
+    let mut out = Vec::new();
+    for item in items {
+        let w: Workload = item
+            .parse()
+            .map_err(|e| listing_valid(e, "workloads", &Workload::NAMES))?;
+        out.push((w, item.contains(':')));
+    }
+    Ok(WorkloadList(out))
+}
+
+fn parse_policies(s: &str) -> Result<PolicyList, String> {
+    if s.trim().eq_ignore_ascii_case("all") {
+        return Ok(PolicyList(Policy::all()));
+    }
+    let items = split_list(s)?;
+    let mut out = Vec::new();
+    for item in items {
+        if item.eq_ignore_ascii_case("all") {
+            out.extend(Policy::all());
+            continue;
+        }
+        let p: Policy = item
+            .parse()
+            .map_err(|e| listing_valid(e, "policies", &Policy::NAMES))?;
+        out.push(p);
+    }
+    Ok(PolicyList(out))
+}
+
+fn parse_topology(s: &str) -> Result<Topology, String> {
+    s.parse::<Topology>().map_err(|e| e.to_string())
+}
+
+fn parse_topologies(s: &str) -> Result<TopologyList, String> {
+    if s.trim().eq_ignore_ascii_case("all") {
+        return Ok(TopologyList(Topology::ALL.to_vec()));
+    }
+    let mut out = Vec::new();
+    for item in split_list(s)? {
+        let t = parse_topology(&item)?;
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    Ok(TopologyList(out))
+}
+
+fn parse_thread_count(s: &str) -> Result<usize, String> {
+    let n: usize = s.trim().parse().map_err(|_| {
+        format!("`{s}` is not a number of workers; give whole numbers from 1 to {MAX_WORKERS}, as in 1,2,4")
+    })?;
+    if n == 0 {
+        return Err(format!(
+            "threads must be at least 1 (valid: 1 to {MAX_WORKERS}, as in 1,2,4)"
+        ));
+    }
+    if n > MAX_WORKERS {
+        return Err(format!(
+            "{n} workers is more than the maximum, {MAX_WORKERS}"
+        ));
+    }
+    Ok(n)
+}
+
+fn parse_threads(s: &str) -> Result<ThreadList, String> {
+    let mut out = Vec::new();
+    for item in split_list(s)? {
+        let n = parse_thread_count(&item)?;
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out.sort_unstable();
+    Ok(ThreadList(out))
+}
+
+fn parse_runs(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "`{s}`: the number of runs must be a whole number of at least 1"
+        )),
+    }
+}
+
+fn parse_schedules(s: &str) -> Result<ScheduleList, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "all" => return Ok(ScheduleList(Plan::all_schedules())),
+        "none" => return Ok(ScheduleList(Vec::new())),
+        _ => {}
+    }
+    let mut out = Vec::new();
+    for item in split_list(s)? {
+        out.push(
+            item.parse::<Schedule>()
+                .map_err(|e| format!("{e}, all or none"))?,
+        );
+    }
+    Ok(ScheduleList(out))
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn default_threads() -> Vec<usize> {
+    let mut v = vec![1, cores().min(MAX_WORKERS)];
+    v.dedup();
+    v
+}
+
+fn command_line() -> String {
+    let mut args: Vec<String> = std::env::args().collect();
+    if let Some(first) = args.first_mut() {
+        *first = "hypersteal-suite".to_string();
+    }
+    args.join(" ")
+}
+
+fn default_out(out: &Option<PathBuf>, stamp: &str) -> PathBuf {
+    out.clone()
+        .unwrap_or_else(|| Path::new("results").join(stamp))
+}
+
+fn progress_bar(len: usize) -> ProgressBar {
+    let bar = ProgressBar::new(len as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} eta {eta} {msg}",
+        )
+        .expect("a valid template"),
+    );
+    bar
+}
+
+/// Parses the command line and runs it; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let result = on_big_stack(|| match cli.command {
+        None => quick(&QuickArgs::default_quick()),
+        Some(Command::Quick(args)) => quick(&args),
+        Some(Command::Run(args)) => run(&args),
+        Some(Command::Overhead(args)) => overhead(&args),
+        Some(Command::Report(args)) => rebuild(&args),
+        Some(Command::Topology(args)) => topology(&args),
+        Some(Command::Sim(args)) => crate::sim_cmd::run(&args),
+    });
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+impl QuickArgs {
+    fn default_quick() -> Self {
+        QuickArgs {
+            out: None,
+            runs: 2,
+            warmup: 1,
+            no_pin: false,
+        }
+    }
+}
+
+/// The quick run's plan.
+pub fn quick_plan(runs: usize, warmup: usize, pin: bool) -> Plan {
+    Plan {
+        workloads: Workload::all_quick(),
+        policies: Policy::all(),
+        topologies: vec![Topology::Hypercube],
+        threads: default_threads(),
+        runs,
+        warmup,
+        baselines: true,
+        schedules: Plan::all_schedules(),
+        loop_policies: vec![Policy::RandomPolling],
+        matmul_tasks: true,
+        pin,
+    }
+}
+
+fn settings(plan: &Plan) -> Settings {
+    Settings {
+        runs: plan.runs,
+        warmup: plan.warmup,
+        pin: plan.pin,
+        threads: plan.threads.clone(),
+        policies: plan.policies.iter().map(|p| p.to_string()).collect(),
+        topologies: plan.topologies.iter().map(|t| t.to_string()).collect(),
+        schedules: plan.schedules.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn measure(plan: &Plan) -> Result<(Results, PathBuf), String> {
+    let (stamp, started) = timestamp();
+    let t0 = Instant::now();
+    let bar = progress_bar(plan.configurations());
+    let rows = bench::run_plan(plan, |label| {
+        bar.set_message(label.to_string());
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    let rows = rows?;
+    let results = Results {
+        suite_version: env!("CARGO_PKG_VERSION").to_string(),
+        started,
+        command: command_line(),
+        machine: Machine::detect(),
+        settings: settings(plan),
+        wall_s: t0.elapsed().as_secs_f64(),
+        rows,
+        overhead: Vec::new(),
+    };
+    Ok((results, PathBuf::from(stamp)))
+}
+
+fn quick(args: &QuickArgs) -> Result<(), String> {
+    let t0 = Instant::now();
+    let plan = quick_plan(args.runs, args.warmup, !args.no_pin);
+    eprintln!(
+        "quick run: {} workloads, {} policies, workers {:?}, {} configurations ({} timed runs each \
+         after {} warm-up)",
+        plan.workloads.len(),
+        plan.policies.len(),
+        plan.threads,
+        plan.configurations(),
+        plan.runs,
+        plan.warmup
+    );
+    let (mut results, stamp) = measure(&plan)?;
+    let overhead_workloads: Vec<Workload> = ["fib:25,cutoff=0", "tree-sum:18"]
+        .iter()
+        .map(|s| s.parse().expect("valid spellings"))
+        .collect();
+    let bar = progress_bar(
+        overhead_workloads.len() * (2 + plan.threads.len() * (plan.policies.len() + 2)),
+    );
+    let overhead_plan = Plan {
+        workloads: overhead_workloads,
+        ..plan.clone()
+    };
+    let overhead = bench::run_overhead(&overhead_plan, |label| {
+        bar.set_message(label.to_string());
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    results.overhead = overhead?;
+    results.wall_s = t0.elapsed().as_secs_f64();
+    let dir = default_out(&args.out, &stamp.to_string_lossy());
+    let files = results.write_all(&dir)?;
+    println!("{}", results.machine.summary());
+    print!("{}", report::summary_text(&results));
+    println!("\nper-join overhead");
+    print!(
+        "{}",
+        report::text_table(&report::overhead_table(&results.overhead))
+    );
+    println!(
+        "\n{} configurations in {:.1} s; report: {} ({} files)",
+        results.rows.len(),
+        results.wall_s,
+        dir.join("report.md").display(),
+        files.len()
+    );
+    Ok(())
+}
+
+fn run(args: &RunArgs) -> Result<(), String> {
+    let workloads = args
+        .workload
+        .0
+        .iter()
+        .map(|(w, sized)| {
+            if args.quick_sizes && !sized {
+                w.quick_size()
+            } else {
+                w.clone()
+            }
+        })
+        .collect();
+    let plan = Plan {
+        workloads,
+        policies: args.policy.0.clone(),
+        topologies: args.topology.0.clone(),
+        threads: args
+            .threads
+            .as_ref()
+            .map_or_else(default_threads, |t| t.0.clone()),
+        runs: args.runs,
+        warmup: args.warmup,
+        baselines: !args.no_baselines,
+        schedules: args.schedules.0.clone(),
+        loop_policies: args.loop_policy.0.clone(),
+        matmul_tasks: !args.no_tasks,
+        pin: !args.no_pin,
+    };
+    let (results, stamp) = measure(&plan)?;
+    let dir = default_out(&args.out, &stamp.to_string_lossy());
+    results.write_all(&dir)?;
+    match args.format {
+        Format::Table => {
+            println!("{}", results.machine.summary());
+            print!(
+                "{}",
+                report::text_table(&report::detail_table(&results.rows))
+            );
+            println!("\nreport: {}", dir.join("report.md").display());
+        }
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?
+        ),
+        Format::Csv => print!("{}", report::csv(&results.rows)),
+    }
+    Ok(())
+}
+
+fn overhead(args: &OverheadArgs) -> Result<(), String> {
+    let (_, started) = timestamp();
+    let t0 = Instant::now();
+    let threads = args
+        .threads
+        .as_ref()
+        .map_or_else(default_threads, |t| t.0.clone());
+    let workloads: Vec<Workload> = args.workload.0.iter().map(|(w, _)| w.clone()).collect();
+    let bar = progress_bar(workloads.len() * (2 + threads.len() * (args.policy.0.len() + 2)));
+    let plan = Plan {
+        workloads,
+        policies: args.policy.0.clone(),
+        topologies: vec![args.topology],
+        threads: threads.clone(),
+        runs: args.runs,
+        warmup: args.warmup,
+        baselines: true,
+        schedules: Vec::new(),
+        loop_policies: Vec::new(),
+        matmul_tasks: false,
+        pin: !args.no_pin,
+    };
+    let rows = bench::run_overhead(&plan, |label| {
+        bar.set_message(label.to_string());
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    let rows = rows?;
+    let results = Results {
+        suite_version: env!("CARGO_PKG_VERSION").to_string(),
+        started,
+        command: command_line(),
+        machine: Machine::detect(),
+        settings: Settings {
+            runs: args.runs,
+            warmup: args.warmup,
+            pin: !args.no_pin,
+            threads,
+            policies: args.policy.0.iter().map(|p| p.to_string()).collect(),
+            topologies: vec![args.topology.to_string()],
+            schedules: Vec::new(),
+        },
+        wall_s: t0.elapsed().as_secs_f64(),
+        rows: Vec::new(),
+        overhead: rows,
+    };
+    if let Some(dir) = &args.out {
+        results.write_all(dir)?;
+    }
+    match args.format {
+        Format::Table => {
+            println!("{}", results.machine.summary());
+            print!(
+                "{}",
+                report::text_table(&report::overhead_table(&results.overhead))
+            );
+        }
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?
+        ),
+        Format::Csv => {
+            println!("workload,size,policy,threads,joins,median_s,ns_per_join,overhead_ns_per_join,ratio_to_sequential");
+            for r in &results.overhead {
+                println!(
+                    "{},\"{}\",{},{},{},{},{},{},{}",
+                    r.workload,
+                    r.size,
+                    r.policy,
+                    r.threads,
+                    r.joins,
+                    r.median_s,
+                    r.ns_per_join,
+                    r.overhead_ns_per_join,
+                    r.ratio_to_sequential
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn rebuild(args: &ReportArgs) -> Result<(), String> {
+    let results = Results::load(&args.dir)?;
+    let dir = match &args.out {
+        Some(d) => d.clone(),
+        None if args.dir.is_dir() => args.dir.clone(),
+        None => args
+            .dir
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+    };
+    let files = results.write_report(&dir)?;
+    for f in files {
+        println!("{}", f.display());
+    }
+    Ok(())
+}
+
+fn topology(args: &TopologyArgs) -> Result<(), String> {
+    let threads = args.threads.unwrap_or_else(|| cores().min(MAX_WORKERS));
+    let pool = bench::hypersteal_pool(Policy::default(), args.topology, threads, !args.no_pin)?;
+    let g = pool.graph();
+    println!(
+        "topology {} over {} workers: diameter {}, mean distance {:.2}",
+        args.topology,
+        g.len(),
+        g.diameter(),
+        g.mean_distance()
+    );
+    let mut t = vec![vec![
+        "worker".to_string(),
+        "core".to_string(),
+        "neighbours".to_string(),
+        "combining-tree parent".to_string(),
+    ]];
+    for k in 0..g.len() {
+        let n: Vec<String> = g.neighbors(k).iter().map(|j| j.to_string()).collect();
+        t.push(vec![
+            k.to_string(),
+            pool.worker_core(k)
+                .map_or_else(|| "not pinned".to_string(), |c| c.to_string()),
+            if n.is_empty() {
+                "(none)".to_string()
+            } else {
+                n.join(" ")
+            },
+            g.tree_parent(k)
+                .map_or_else(|| "root".to_string(), |p| p.to_string()),
+        ]);
+    }
+    print!("{}", report::text_table(&t));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists() {
+        assert_eq!(split_list("a,b").unwrap(), ["a", "b"]);
+        assert_eq!(
+            split_list("fib:27,cutoff=0,tree-sum:20").unwrap(),
+            ["fib:27,cutoff=0", "tree-sum:20"]
+        );
+        assert_eq!(
+            split_list("acwn:low=2,high=8,rp").unwrap(),
+            ["acwn:low=2,high=8", "rp"]
+        );
+        assert!(split_list("1,,2").is_err());
+        assert!(split_list("").is_err());
+        assert_eq!(parse_threads("4,1,2,2").unwrap().0, [1, 2, 4]);
+        assert!(parse_threads("0").unwrap_err().contains("at least 1"));
+        assert!(parse_threads("x").is_err());
+        assert_eq!(parse_policies("all").unwrap().0.len(), Policy::NAMES.len());
+        assert_eq!(parse_policies("rp,acwn:low=3,high=9").unwrap().0.len(), 2);
+        assert!(parse_policies("nope").unwrap_err().contains("random-alloc"));
+        assert_eq!(parse_topologies("all").unwrap().0.len(), 5);
+        assert_eq!(parse_schedules("none").unwrap().0.len(), 0);
+        assert_eq!(parse_schedules("chunk:8,guided").unwrap().0.len(), 2);
+        let w = parse_workloads("fib,nqueens:8").unwrap();
+        assert!(!w.0[0].1 && w.0[1].1);
+    }
+
+    #[test]
+    fn cli_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

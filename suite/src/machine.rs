@@ -1,0 +1,107 @@
+//! The machine a report was measured on, and timestamps without a date
+//! library.
+
+use serde::{Deserialize, Serialize};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// What every report states about the machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    /// CPU model (`model name` in `/proc/cpuinfo`).
+    pub cpu: String,
+    /// Logical cores available to the process.
+    pub cores: usize,
+    /// Operating system (`PRETTY_NAME` of `/etc/os-release`) and kernel.
+    pub os: String,
+    /// Architecture the binary was built for.
+    pub arch: String,
+}
+
+impl Machine {
+    /// Describes the machine this process runs on.
+    pub fn detect() -> Self {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpu = cpuinfo
+            .lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.trim() == "model name").then(|| v.trim().to_string())
+            })
+            .unwrap_or_else(|| "unknown CPU".to_string());
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+        let pretty = release
+            .lines()
+            .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+            .map(|v| v.trim_matches('"').to_string())
+            .unwrap_or_else(|| std::env::consts::OS.to_string());
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map(|k| format!(", kernel {}", k.trim()))
+            .unwrap_or_default();
+        Machine {
+            cpu,
+            cores,
+            os: format!("{pretty}{kernel}"),
+            arch: std::env::consts::ARCH.to_string(),
+        }
+    }
+
+    /// One line: `AMD EPYC, 2 cores, Ubuntu 24.04 (x86_64)`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}, {} cores, {} ({})",
+            self.cpu, self.cores, self.os, self.arch
+        )
+    }
+}
+
+/// The current UTC time as `(compact, readable)`: `20250101-120000` for a
+/// directory name and `2025-01-01 12:00:00 UTC`.
+pub fn timestamp() -> (String, String) {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, mo, d) = civil_from_days((secs / 86_400) as i64);
+    let s = secs % 86_400;
+    let (h, mi, se) = (s / 3600, s % 3600 / 60, s % 60);
+    (
+        format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{se:02}"),
+        format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{se:02} UTC"),
+    )
+}
+
+/// Year, month, day of a day count since 1970-01-01 (Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        let (dir, readable) = timestamp();
+        assert_eq!(dir.len(), 15);
+        assert!(readable.ends_with("UTC"));
+    }
+
+    #[test]
+    fn detect() {
+        let m = Machine::detect();
+        assert!(m.cores >= 1);
+        assert!(m.summary().contains("cores"));
+    }
+}

@@ -1,0 +1,454 @@
+//! `hypersteal-suite sim`: the discrete-event simulator of `hypersteal::sim` on machines larger
+//! than the one at hand (`docs/simulator.md`), with table, JSON and SVG output.
+//!
+//! The library simulates and returns plain structs; this module parses the flags, provides the
+//! UTS trees (same SHA-1 generator as the benchmark) as a [`TaskTree`], and formats the results.
+
+use std::path::{Path, PathBuf};
+
+use hypersteal::sim::{
+    self, Architecture, CostModel, IsoConfig, IsoResult, SimConfig, SimResult, SplitWork, TaskTree,
+    Workload,
+};
+use hypersteal::{Policy, Topology};
+use plotters::prelude::*;
+use serde_json::{json, Value};
+
+use crate::workloads::uts::{self, Node, UtsTree};
+
+/// Flags of `hypersteal-suite sim`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SimArgs {
+    /// Policies, comma separated (`rp,grr-m`), or `all`.
+    #[arg(long, default_value = "rp,grr,grr-m")]
+    pub policy: String,
+    /// Topologies, comma separated (hypercube, mesh, torus, ring, complete).
+    #[arg(long, default_value = "hypercube")]
+    pub topology: String,
+    /// Simulated processor counts, comma separated (1 to 1024).
+    #[arg(long, default_value = "1,2,4,8,16,32,64,128,256,512,1024")]
+    pub procs: String,
+    /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`, or a
+    /// UTS tree `uts:T1` … `uts:T3L`.
+    #[arg(long, default_value = "split:1000000")]
+    pub workload: String,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Cost-model preset the flags below override: `default` (Ncube/2-like), `free`, `ipsc2`.
+    #[arg(long, default_value = "default")]
+    pub cost: String,
+    /// Time per unit of work.
+    #[arg(long)]
+    pub t_work: Option<f64>,
+    /// Fixed time of a small message (request, reject, counter access).
+    #[arg(long)]
+    pub msg_base: Option<f64>,
+    /// Per-hop time of a small message.
+    #[arg(long)]
+    pub msg_per_hop: Option<f64>,
+    /// Fixed time of a work message.
+    #[arg(long)]
+    pub transfer_base: Option<f64>,
+    /// Per-hop time of a work message.
+    #[arg(long)]
+    pub transfer_per_hop: Option<f64>,
+    /// Time one access holds GRR's counter / SB's donor queue (they serialise).
+    #[arg(long)]
+    pub t_access: Option<f64>,
+    /// GRR-M: time per combining-tree level, each way (no serialisation).
+    #[arg(long)]
+    pub t_combine: Option<f64>,
+    /// Shared bus: every message holds it this long (0: switched network).
+    #[arg(long)]
+    pub t_bus: Option<f64>,
+    /// Output format on stdout: `table` or `json`.
+    #[arg(long, default_value = "table")]
+    pub format: String,
+    /// Also write `sim.json` and an SVG plot into this directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Search the isoefficiency (problem size holding `--efficiency` as P grows) instead.
+    #[arg(long)]
+    pub isoefficiency: bool,
+    /// Target efficiency of `--isoefficiency`.
+    #[arg(long, default_value_t = 0.7)]
+    pub efficiency: f64,
+    /// Bisection steps per processor count of `--isoefficiency`.
+    #[arg(long, default_value_t = 10)]
+    pub steps: u32,
+    /// Split fraction range `A-B` of the divisible work `--isoefficiency` grows (default 0.5-0.5).
+    #[arg(long, default_value = "0.5-0.5")]
+    pub alpha: String,
+}
+
+/// A UTS sample tree as a simulator task tree: every node costs one unit of work.
+pub struct UtsTaskTree(pub &'static UtsTree);
+
+impl TaskTree for UtsTaskTree {
+    type Node = Node;
+    fn root(&self) -> Node {
+        Node::root(self.0.seed)
+    }
+    fn cost(&self, _: &Node) -> f64 {
+        1.0
+    }
+    fn children(&self, node: &Node, out: &mut Vec<Node>) {
+        let n = uts::num_children(&self.0.kind, node);
+        out.extend((0..n).map(|i| node.child(i)));
+    }
+}
+
+fn list<T>(
+    s: &str,
+    what: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(|x| parse(x).map_err(|e| format!("--{what} {x}: {e}")))
+        .collect()
+}
+
+fn policies(s: &str) -> Result<Vec<Policy>, String> {
+    if s.trim() == "all" {
+        return Ok(Policy::all());
+    }
+    list(s, "policy", |x| {
+        x.parse::<Policy>().map_err(|e| e.to_string())
+    })
+}
+
+/// The cost model the flags describe.
+fn cost_model(a: &SimArgs, workload: Option<&Workload>) -> Result<CostModel, String> {
+    let mut c = match a.cost.as_str() {
+        "default" => CostModel::default(),
+        "free" => CostModel::free(),
+        "ipsc2" => CostModel::ipsc2(workload.unwrap_or(&Workload::Split(SplitWork::halving(1.0)))),
+        other => return Err(format!("--cost {other}: expected default, free or ipsc2")),
+    };
+    let set = |field: &mut f64, v: Option<f64>| {
+        if let Some(v) = v {
+            *field = v;
+        }
+    };
+    set(&mut c.t_work, a.t_work);
+    set(&mut c.msg_base, a.msg_base);
+    set(&mut c.msg_per_hop, a.msg_per_hop);
+    set(&mut c.transfer_base, a.transfer_base);
+    set(&mut c.transfer_per_hop, a.transfer_per_hop);
+    set(&mut c.t_access, a.t_access);
+    set(&mut c.t_combine, a.t_combine);
+    set(&mut c.t_bus, a.t_bus);
+    Ok(c)
+}
+
+/// One result as JSON.
+pub fn result_json(r: &SimResult) -> Value {
+    json!({
+        "policy": r.policy, "topology": r.topology, "procs": r.procs, "workload": r.workload,
+        "work": r.work, "time": r.time, "speedup": r.speedup, "efficiency": r.efficiency,
+        "requests": r.requests, "requests_ok": r.requests_ok, "transfers": r.transfers,
+        "tasks": r.tasks, "max_hops": r.max_hops, "shared_wait": r.shared_wait,
+    })
+}
+
+/// One isoefficiency result as JSON.
+pub fn iso_json(r: &IsoResult) -> Value {
+    json!({
+        "policy": r.policy, "arch": r.arch.name(), "efficiency": r.efficiency,
+        "exponent": r.exponent, "paper": r.paper.map(|p| p.expr),
+        "paper_exponent": r.paper_exponent,
+        "points": r.points.iter().map(|p| json!({
+            "procs": p.procs, "work": p.work, "efficiency": p.efficiency, "runs": p.runs,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Runs `hypersteal-suite sim`.
+pub fn run(args: &SimArgs) -> Result<(), String> {
+    if !matches!(args.format.as_str(), "table" | "json") {
+        return Err(format!("--format {}: expected table or json", args.format));
+    }
+    let procs = list(&args.procs, "procs", |x| {
+        x.parse::<usize>().map_err(|e| e.to_string())
+    })?;
+    let topologies = list(&args.topology, "topology", |x| {
+        x.parse::<Topology>().map_err(|e| e.to_string())
+    })?;
+    let policies = policies(&args.policy)?;
+    if args.isoefficiency {
+        return run_iso(args, &policies, &topologies, &procs);
+    }
+    let uts_tree = match args.workload.to_ascii_lowercase().strip_prefix("uts:") {
+        Some(name) => {
+            Some(uts::tree(name).ok_or_else(|| format!("--workload: no UTS tree {name}"))?)
+        }
+        None => None,
+    };
+    let workload: Workload = match uts_tree {
+        Some(_) => Workload::Split(SplitWork::halving(1.0)),
+        None => args.workload.parse()?,
+    };
+    let cost = cost_model(args, Some(&workload))?;
+    let mut results = Vec::new();
+    for &topology in &topologies {
+        for &policy in &policies {
+            if policy.is_sender_initiated() && uts_tree.is_none() && !workload.is_tree() {
+                eprintln!("sim: skipping {policy}: it places tasks and needs a tree workload");
+                continue;
+            }
+            for &p in &procs {
+                let config = SimConfig {
+                    policy,
+                    topology,
+                    procs: p,
+                    workload,
+                    cost,
+                    seed: args.seed,
+                };
+                let r = match uts_tree {
+                    Some(t) => {
+                        sim::simulate_tree(&config, &format!("uts:{}", t.name), &UtsTaskTree(t))
+                    }
+                    None => sim::simulate(&config),
+                }
+                .map_err(|e| e.to_string())?;
+                results.push(r);
+            }
+        }
+    }
+    let doc = json!({
+        "command": "sim",
+        "seed": args.seed,
+        "cost": cost_json(&cost),
+        "results": results.iter().map(result_json).collect::<Vec<_>>(),
+    });
+    match args.format.as_str() {
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+        ),
+        _ => print!("{}", sim::table(&results)),
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        write(
+            &dir.join("sim.json"),
+            &serde_json::to_string_pretty(&doc).unwrap_or_default(),
+        )?;
+        let series = series(&results, |r| r.efficiency);
+        plot(
+            &dir.join("sim-efficiency.svg"),
+            "simulated efficiency",
+            "efficiency",
+            false,
+            &series,
+        )?;
+        let series = series_requests(&results);
+        plot(
+            &dir.join("sim-requests.svg"),
+            "work requests",
+            "requests",
+            true,
+            &series,
+        )?;
+        eprintln!(
+            "sim: wrote sim.json, sim-efficiency.svg, sim-requests.svg to {}",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+fn cost_json(c: &CostModel) -> Value {
+    json!({
+        "t_work": c.t_work, "msg_base": c.msg_base, "msg_per_hop": c.msg_per_hop,
+        "transfer_base": c.transfer_base, "transfer_per_hop": c.transfer_per_hop,
+        "t_access": c.t_access, "t_combine": c.t_combine, "t_bus": c.t_bus,
+    })
+}
+
+fn run_iso(
+    args: &SimArgs,
+    policies: &[Policy],
+    topologies: &[Topology],
+    procs: &[usize],
+) -> Result<(), String> {
+    let (lo, hi) = args
+        .alpha
+        .split_once('-')
+        .and_then(|(a, b)| Some((a.parse::<f64>().ok()?, b.parse::<f64>().ok()?)))
+        .ok_or_else(|| format!("--alpha {}: expected A-B", args.alpha))?;
+    let cost = cost_model(args, None)?;
+    let procs: Vec<usize> = procs.iter().copied().filter(|&p| p >= 2).collect();
+    let mut results = Vec::new();
+    for &topology in topologies {
+        for &policy in policies.iter().filter(|p| !p.is_sender_initiated()) {
+            let mut cfg = IsoConfig::new(policy, Architecture::of(topology), procs.clone());
+            if cost.t_bus > 0.0 && topology == Topology::Complete {
+                cfg.arch = Architecture::Workstations;
+            }
+            cfg.efficiency = args.efficiency;
+            cfg.cost = cost;
+            cfg.seed = args.seed;
+            cfg.steps = args.steps;
+            cfg.split = SplitWork {
+                alpha_min: lo,
+                alpha_max: hi,
+                ..SplitWork::halving(1.0)
+            };
+            results.push(sim::isoefficiency(&cfg).map_err(|e| e.to_string())?);
+        }
+    }
+    let doc = json!({
+        "command": "sim --isoefficiency",
+        "seed": args.seed,
+        "cost": cost_json(&cost),
+        "results": results.iter().map(iso_json).collect::<Vec<_>>(),
+    });
+    match args.format.as_str() {
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+        ),
+        _ => print!("{}", sim::iso_table(&results)),
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        write(
+            &dir.join("isoefficiency.json"),
+            &serde_json::to_string_pretty(&doc).unwrap_or_default(),
+        )?;
+        let series: Vec<(String, Vec<(f64, f64)>)> = results
+            .iter()
+            .map(|r| {
+                let pts = r
+                    .points
+                    .iter()
+                    .filter_map(|p| Some((p.procs as f64, p.work?)))
+                    .collect();
+                (format!("{} ({})", r.policy, r.arch), pts)
+            })
+            .collect();
+        plot(
+            &dir.join("isoefficiency.svg"),
+            "isoefficiency: W holding E",
+            "W",
+            true,
+            &series,
+        )?;
+        eprintln!(
+            "sim: wrote isoefficiency.json, isoefficiency.svg to {}",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+type Series = Vec<(String, Vec<(f64, f64)>)>;
+
+fn series(results: &[SimResult], y: impl Fn(&SimResult) -> f64) -> Series {
+    let mut out: Series = Vec::new();
+    for r in results {
+        let key = format!("{} ({})", r.policy, r.topology);
+        let pt = (r.procs as f64, y(r));
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(pt),
+            None => out.push((key, vec![pt])),
+        }
+    }
+    out
+}
+
+fn series_requests(results: &[SimResult]) -> Series {
+    let mut s = series(results, |r| r.requests as f64);
+    for (_, v) in &mut s {
+        v.retain(|&(_, y)| y > 0.0);
+    }
+    s.retain(|(_, v)| !v.is_empty());
+    s
+}
+
+/// A line chart over `P` on a log2 axis; `log_y` puts `y` on a log10 axis.
+fn plot(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    log_y: bool,
+    series: &Series,
+) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let pts = series.iter().flat_map(|(_, v)| v.iter());
+    let (x_max, y_min, y_max) = pts.fold((2.0f64, f64::MAX, 0.0f64), |(x, lo, hi), &(px, py)| {
+        (x.max(px), lo.min(py), hi.max(py))
+    });
+    if y_max <= 0.0 {
+        return Ok(());
+    }
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let lx = |x: f64| x.max(1.0).log2();
+    let ly = |y: f64| if log_y { y.max(1e-9).log10() } else { y };
+    let (y0, y1) = if log_y {
+        (ly(y_min.max(1e-9)).floor(), ly(y_max).ceil())
+    } else {
+        (0.0, y_max * 1.05)
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..lx(x_max), y0..y1)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("processors (log2)")
+        .y_desc(if log_y {
+            format!("log10 {y_label}")
+        } else {
+            y_label.to_string()
+        })
+        .x_label_formatter(&|x| format!("{}", 2f64.powf(*x).round()))
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, (name, pts)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter().map(|&(x, y)| (lx(x), ly(y))),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uts_task_tree_has_the_published_size() {
+        let t = uts::tree("T1").unwrap();
+        let (nodes, work) = sim::tree_size(&UtsTaskTree(t));
+        assert_eq!(nodes, t.published.nodes);
+        assert_eq!(work, nodes as f64);
+    }
+}

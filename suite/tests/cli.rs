@@ -1,0 +1,278 @@
+//! The `hypersteal-suite` binary: argument errors (exit status 2 and the
+//! valid names), a tiny `run` producing JSON, `report DIR`, `topology`, and
+//! `overhead`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use hypersteal::{Policy, Topology};
+use hypersteal_suite::Workload;
+
+fn suite(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hypersteal-suite"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A fresh, empty scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "hypersteal-suite-test-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn assert_usage_error(args: &[&str], must_list: &[&str]) {
+    let o = suite(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    for name in must_list {
+        assert!(err.contains(name), "{args:?}: `{name}` missing from: {err}");
+    }
+}
+
+#[test]
+fn unknown_names_exit_2_listing_the_valid_ones() {
+    assert_usage_error(&["run", "--workload", "nope"], &Workload::NAMES);
+    assert_usage_error(&["run", "--workload", "fib,bogus"], &Workload::NAMES);
+    assert_usage_error(&["run", "--policy", "fifo"], &Policy::NAMES);
+    assert_usage_error(&["run", "--policy", "rp,whatever"], &Policy::NAMES);
+    let topologies: Vec<&str> = Topology::ALL.iter().map(|t| t.name()).collect();
+    assert_usage_error(&["run", "--topology", "star"], &topologies);
+    assert_usage_error(&["topology", "--topology", "star"], &topologies);
+    assert_usage_error(&["overhead", "--policy", "nope"], &Policy::NAMES);
+}
+
+#[test]
+fn bad_numbers_and_lists_exit_2() {
+    assert_usage_error(&["run", "--threads", "0"], &["at least 1"]);
+    assert_usage_error(&["run", "--threads", "1,0,2"], &["at least 1"]);
+    assert_usage_error(&["run", "--threads", "two"], &["1 to 1024"]);
+    assert_usage_error(&["run", "--threads", "1,,2"], &["empty item"]);
+    assert_usage_error(&["run", "--threads", "5000"], &["1024"]);
+    assert_usage_error(&["run", "--workload", "fib,,nqueens"], &["empty item"]);
+    assert_usage_error(&["run", "--workload", "fib:x"], &["fib"]);
+    assert_usage_error(&["run", "--runs", "0"], &["at least 1"]);
+    assert_usage_error(&["run", "--format", "xml"], &["table", "json", "csv"]);
+    assert_usage_error(&["run", "--schedules", "fastest"], &["guided", "trapezoid"]);
+    assert_usage_error(&["topology", "--threads", "0"], &["at least 1"]);
+    assert_usage_error(&["no-such-command"], &["unrecognized"]);
+    assert_usage_error(&["run", "--no-such-flag"], &[]);
+}
+
+#[test]
+fn help_lists_the_commands() {
+    let o = suite(&["--help"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    for cmd in ["run", "overhead", "report", "topology", "quick"] {
+        assert!(out.contains(cmd), "{out}");
+    }
+}
+
+const REQUIRED: [&str; 13] = [
+    "workload",
+    "size",
+    "policy",
+    "topology",
+    "threads",
+    "median_s",
+    "worst_s",
+    "cov",
+    "speedup",
+    "efficiency",
+    "requests",
+    "locality",
+    "idle_fraction",
+];
+
+fn tiny_run(dir: &Path) -> serde_json::Value {
+    let o = suite(&[
+        "run",
+        "--workload",
+        "fib:16,mandelbrot:40,iters=50,matmul:16,tree-sum:8",
+        "--policy",
+        "rp,acwn:low=2,high=8",
+        "--threads",
+        "1,2",
+        "--runs",
+        "2",
+        "--warmup",
+        "1",
+        "--schedules",
+        "static,guided",
+        "--no-pin",
+        "--format",
+        "json",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
+}
+
+#[test]
+fn a_tiny_run_writes_json_report_and_plots() {
+    let dir = scratch("run");
+    let json = tiny_run(&dir);
+    let rows = json["rows"].as_array().expect("rows");
+    assert!(!rows.is_empty());
+    for row in rows {
+        for field in REQUIRED {
+            assert!(row.get(field).is_some(), "{field} missing in {row}");
+        }
+        assert!(row["median_s"].as_f64().unwrap() > 0.0, "{row}");
+    }
+    let policies: Vec<&str> = rows.iter().map(|r| r["policy"].as_str().unwrap()).collect();
+    for p in ["sequential", "rayon", "chili", "rp", "acwn"] {
+        assert!(policies.contains(&p), "{p} missing: {policies:?}");
+    }
+    // A hypersteal row carries the pool's figures; loop rows their imbalance.
+    let rp2 = rows
+        .iter()
+        .find(|r| r["policy"] == "rp" && r["threads"] == 2 && r["variant"] == "join")
+        .unwrap();
+    assert!(
+        rp2["requests"].is_number() && rp2["locality"].is_number(),
+        "{rp2}"
+    );
+    assert!(rows
+        .iter()
+        .any(|r| r["variant"] == "loop" && r["schedule"] == "guided" && r["sd_pct"].is_number()));
+    assert!(rows.iter().any(|r| r["variant"] == "tasks"));
+    assert!(json["machine"]["cpu"].is_string());
+
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert_eq!(saved, json);
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        report.contains("cores") && report.contains("### fib:16"),
+        "{report}"
+    );
+    for svg in ["speedup-fib.svg", "split-fib.svg", "loop-imbalance.svg"] {
+        let text = std::fs::read_to_string(dir.join(svg)).unwrap();
+        assert!(text.starts_with("<svg") && text.contains("<text"), "{svg}");
+    }
+
+    // `report DIR` rebuilds the report and plots from results.json alone.
+    let again = scratch("report");
+    std::fs::copy(dir.join("results.json"), again.join("results.json")).unwrap();
+    let o = suite(&["report", again.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rebuilt = std::fs::read_to_string(again.join("report.md")).unwrap();
+    assert_eq!(rebuilt, report);
+    assert!(again.join("speedup-matmul.svg").exists());
+
+    // CSV has a header and one line per row.
+    let o = suite(&[
+        "run",
+        "--workload",
+        "nqueens:6",
+        "--policy",
+        "grr",
+        "--threads",
+        "2",
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "--no-pin",
+        "--format",
+        "csv",
+        "--out",
+        scratch("csv").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = stdout(&o);
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().starts_with("workload,size,variant"));
+    assert_eq!(lines.count(), 4, "{csv}"); // sequential, rayon, chili, grr
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&again);
+}
+
+#[test]
+fn report_of_a_missing_or_bad_file_fails() {
+    let dir = scratch("bad");
+    let o = suite(&["report", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("results.json"), "{}", stderr(&o));
+    std::fs::write(dir.join("results.json"), "{\"rows\": 3}").unwrap();
+    let o = suite(&["report", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn topology_prints_graph_and_cores() {
+    let o = suite(&["topology", "--topology", "hypercube", "--threads", "4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("hypercube over 4 workers: diameter 2"),
+        "{out}"
+    );
+    let worker0 = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("0 "))
+        .unwrap();
+    assert!(worker0.contains("1 2") && worker0.contains("root"), "{out}");
+    // Pinned (the default): every worker names a core or says why not.
+    assert_eq!(out.lines().count(), 2 + 1 + 4, "{out}");
+
+    let o = suite(&[
+        "topology",
+        "--topology",
+        "ring",
+        "--threads",
+        "5",
+        "--no-pin",
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("ring over 5 workers: diameter 2"), "{out}");
+    assert!(out.contains("not pinned"), "{out}");
+}
+
+#[test]
+fn overhead_reports_ns_per_join() {
+    let o = suite(&[
+        "overhead",
+        "--workload",
+        "fib:12,cutoff=0,tree-sum:8",
+        "--policy",
+        "rp,random-alloc",
+        "--threads",
+        "1,2",
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "--no-pin",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = json["overhead"].as_array().unwrap();
+    // Per workload: sequential, sequential-fork, then (2 policies, rayon,
+    // chili) at each of 2 worker counts.
+    assert_eq!(rows.len(), 2 * (2 + 2 * 4));
+    for r in rows {
+        assert!(r["ns_per_join"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["joins"].as_u64().unwrap() > 100, "{r}");
+        assert!(r["ratio_to_sequential"].is_number(), "{r}");
+    }
+}
