@@ -125,6 +125,7 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     }
 
     /// Runs the closure on this thread after its `JobRef` was popped back unexecuted.
+    #[inline]
     pub(crate) fn run_inline(self, stolen: bool) -> R {
         let func = self.func.with_mut(|f| {
             // SAFETY: the JobRef was taken back, so no other thread can reach the job.

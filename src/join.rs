@@ -34,6 +34,7 @@ where
     in_worker(|worker, _| join_in_worker(worker, a, b))
 }
 
+#[inline]
 fn join_in_worker<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -41,6 +42,9 @@ where
     RA: Send,
     RB: Send,
 {
+    if worker.placing() {
+        return join_placing(worker, a, b);
+    }
     let job_b = StackJob::new(
         |_stolen| b(),
         SpinLatch::new(&worker.registry, worker.index),
@@ -49,31 +53,21 @@ where
     // inline after popping it back or waits for its latch.
     let job_b_ref = unsafe { job_b.as_job_ref(worker.index as u32) };
     let job_b_id = job_b_ref.id();
-    let placed = worker.push_awaited(job_b_ref);
+    worker.push(job_b_ref);
 
     let result_a = match unwind::halt_unwinding(a) {
         Ok(v) => v,
         Err(payload) => {
             // `b` may borrow what `a` borrowed: let it finish (here or elsewhere) first.
-            match &placed {
-                Some(ticket) => worker.wait_reclaiming(&job_b.latch, &|w| w.reclaim(ticket)),
-                None => worker.wait_until(&job_b.latch),
-            }
+            worker.wait_until(&job_b.latch);
             unwind::resume_unwinding(payload)
         }
     };
 
-    if let Some(ticket) = placed {
-        // Sender-initiated: `b` may have been placed in another worker's inbox. Help until it
-        // is done, or run it here if nobody has started it (popped back or taken back).
-        worker.wait_reclaiming(&job_b.latch, &|w| w.reclaim(&ticket));
-        return (result_a, job_b.into_result());
-    }
-
     while !job_b.latch.probe() {
         match worker.take_local_job() {
             Some(job) if job.id() == job_b_id => {
-                worker.count_execution(&job);
+                worker.count_popped_back();
                 let result_b = job_b.run_inline(false);
                 return (result_a, result_b);
             }
@@ -89,6 +83,37 @@ where
         }
     }
     (result_a, job_b.into_result())
+}
+
+/// `join` under a sender-initiated policy: `b` travels as a ticket, which may be placed in
+/// another worker's inbox and which this worker may take back (`docs/sender.md`).
+#[inline(never)]
+fn join_placing<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let job_b = StackJob::new(
+        |_stolen| b(),
+        SpinLatch::new(&worker.registry, worker.index),
+    );
+    // SAFETY: `job_b` lives on this stack until its latch is set: both paths below wait for it
+    // (the ticket makes sure exactly one thread runs it).
+    let ticket = worker.push_ticket(unsafe { job_b.as_job_ref(worker.index as u32) });
+    let reclaim = |w: &WorkerThread| w.reclaim(&ticket);
+    match unwind::halt_unwinding(a) {
+        Ok(result_a) => {
+            worker.wait_reclaiming(&job_b.latch, &reclaim);
+            (result_a, job_b.into_result())
+        }
+        Err(payload) => {
+            // `b` may borrow what `a` borrowed: let it finish (here or elsewhere) first.
+            worker.wait_reclaiming(&job_b.latch, &reclaim);
+            unwind::resume_unwinding(payload)
+        }
+    }
 }
 
 #[cfg(all(test, loom))]

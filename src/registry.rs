@@ -48,7 +48,8 @@ pub(crate) struct WorkerInfo {
     stealer: Stealer<JobRef>,
     /// Tasks other workers placed here (sender-initiated policies); only the owner drains it.
     pub(crate) inbox: Injector<JobRef>,
-    pub(crate) stats: CachePadded<Counters>,
+    /// Shared with the worker thread, which keeps its own handle (one load on the hot path).
+    pub(crate) stats: Arc<CachePadded<Counters>>,
 }
 
 /// Everything the workers of one pool share.
@@ -101,7 +102,7 @@ impl Registry {
             .map(|d| WorkerInfo {
                 stealer: d.stealer(),
                 inbox: Injector::new(),
-                stats: CachePadded::new(Counters::default()),
+                stats: Arc::new(CachePadded::new(Counters::default())),
             })
             .collect();
         let cores = placement(n, config.pin);
@@ -328,7 +329,7 @@ impl Registry {
     }
 
     /// After worker `from` published a job in its deque: wake a sleeper that may take it.
-    #[inline]
+    #[inline(never)]
     fn notify_new_job(&self, from: usize) {
         match self.reach() {
             Reach::All => {
@@ -432,6 +433,11 @@ pub(crate) struct WorkerThread {
     pub(crate) index: usize,
     pub(crate) registry: Arc<Registry>,
     victims: RefCell<Victims>,
+    /// This worker's counters (the registry holds the other handle).
+    counters: Arc<CachePadded<Counters>>,
+    /// Copies of the registry's flags, read on every push and pop.
+    multi: bool,
+    placing: bool,
     /// Tasks run since the last standing-phase step (sender-initiated policies).
     ticks: Cell<u32>,
     /// Waits in progress on this thread's stack (see [`HELP_DEPTH`]).
@@ -447,6 +453,9 @@ fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
         deque,
         index,
         victims: RefCell::new(Victims::new(index, registry.num_threads(), registry.seed)),
+        counters: Arc::clone(&registry.workers[index].stats),
+        multi: registry.multi,
+        placing: registry.placing,
         registry,
         ticks: Cell::new(0),
         depth: Cell::new(0),
@@ -483,35 +492,38 @@ impl WorkerThread {
 
     #[inline]
     fn counters(&self) -> &Counters {
-        &self.registry.workers[self.index].stats
+        &self.counters
     }
 
     /// Makes `job` available to other workers (the `b` of a join, a spawn).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&self, job: JobRef) {
         bump(&self.counters().spawned, 1);
-        if self.registry.placing {
+        if self.placing {
             self.place_new(job);
         } else {
             self.deque.push(job);
-            if self.registry.multi {
+            if self.multi {
                 self.registry.notify_new_job(self.index);
             }
         }
     }
 
-    /// Makes a task that somebody will wait for available (a `join`'s `b`, a scope's task).
-    /// Under a sender-initiated policy it travels as a [`Ticket`], which the returned handle lets
-    /// the waiter take back while nobody has started it (placed or moved by the standing phase).
+    /// Whether new tasks may be placed into other workers' inboxes (sender-initiated policies).
     #[inline]
-    pub(crate) fn push_awaited(&self, job: JobRef) -> Option<Arc<Ticket>> {
-        if !self.registry.placing {
-            self.push(job);
-            return None;
-        }
+    pub(crate) fn placing(&self) -> bool {
+        self.placing
+    }
+
+    /// Under a sender-initiated policy, makes a task that somebody will wait for (a `join`'s
+    /// `b`, a scope's task) available as a [`Ticket`], which may be placed elsewhere or moved by
+    /// the standing phase; the returned handle lets the waiter take it back while nobody has
+    /// started it.
+    pub(crate) fn push_ticket(&self, job: JobRef) -> Arc<Ticket> {
+        debug_assert!(self.placing);
         let ticket = Ticket::new(job);
         self.push(Ticket::job_ref(&ticket));
-        Some(ticket)
+        ticket
     }
 
     /// Takes back the task behind `ticket` if nobody started it, and runs it here.
@@ -529,6 +541,7 @@ impl WorkerThread {
     }
 
     /// The allocating phase of the sender-initiated policies for a new task.
+    #[inline(never)]
     fn place_new(&self, job: JobRef) {
         match self.allocation_target(&job) {
             Some(to) => self.send(job, to),
@@ -632,7 +645,7 @@ impl WorkerThread {
         }
     }
 
-    #[inline]
+    #[inline(never)]
     fn tick(&self) {
         let interval = match self.registry.policy {
             Policy::Acwn { interval, .. } | Policy::Gradient { interval, .. } => interval,
@@ -668,20 +681,26 @@ impl WorkerThread {
         unsafe { job.execute() };
     }
 
-    /// Records that `job` runs on this worker (also when popped back and run inline).
-    #[inline]
+    /// Records that this worker popped back its own `b` and runs it inline.
+    #[inline(always)]
+    pub(crate) fn count_popped_back(&self) {
+        bump(&self.counters().executed_local, 1);
+    }
+
+    /// Records that `job` runs on this worker.
+    #[inline(always)]
     pub(crate) fn count_execution(&self, job: &JobRef) {
-        if self.registry.placing {
+        if self.placing {
             self.tick();
         }
+        // One counter per case; `executed` is their sum, derived in the snapshot.
         let c = self.counters();
-        if job.origin == EXTERNAL {
+        if job.origin as usize == self.index {
+            bump(&c.executed_local, 1);
+        } else if job.origin == EXTERNAL {
             bump(&c.injected, 1);
         } else {
-            bump(&c.executed, 1);
-            if job.origin as usize == self.index {
-                bump(&c.executed_local, 1);
-            }
+            bump(&c.executed_remote, 1);
         }
     }
 
@@ -941,6 +960,7 @@ fn steal_retrying(mut steal: impl FnMut() -> Steal<JobRef>) -> Option<JobRef> {
 }
 
 /// Runs `op` on a worker: the current one, or one of the global pool.
+#[inline]
 pub(crate) fn in_worker<OP, R>(op: OP) -> R
 where
     OP: FnOnce(&WorkerThread, bool) -> R + Send,

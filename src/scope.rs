@@ -130,8 +130,11 @@ impl<'scope> Scope<'scope> {
                 // SAFETY: the job borrows only data that outlives `'scope`, and the scope does
                 // not end before the job has run (the count latch above).
                 let job = unsafe { job.into_job_ref(w.index as u32) };
-                if let Some(ticket) = w.push_awaited(job) {
+                if w.placing() {
+                    let ticket = w.push_ticket(job);
                     self.placed.lock().push(ticket);
+                } else {
+                    w.push(job);
                 }
             }
             // SAFETY: as above.

@@ -11,8 +11,8 @@ use std::time::Duration;
 /// One worker's live counters.
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
-    pub(crate) executed: AtomicU64,
     pub(crate) executed_local: AtomicU64,
+    pub(crate) executed_remote: AtomicU64,
     pub(crate) spawned: AtomicU64,
     pub(crate) injected: AtomicU64,
     pub(crate) requests: AtomicU64,
@@ -44,12 +44,12 @@ impl Counters {
         } else {
             now_ns.saturating_sub(since - 1)
         };
-        let executed = get(&self.executed);
         let executed_local = get(&self.executed_local);
+        let executed_remote = get(&self.executed_remote);
         WorkerStats {
-            executed,
+            executed: executed_local + executed_remote,
             executed_local,
-            executed_remote: executed - executed_local.min(executed),
+            executed_remote,
             spawned: get(&self.spawned),
             injected: get(&self.injected),
             requests: get(&self.requests),
