@@ -7,7 +7,7 @@
 //! or a [`HeapJob`] owned by the `JobRef` itself and freed when it runs.
 
 use crate::latch::Latch;
-use crate::sync::{AtomicBool, Ordering, UnsafeCell};
+use crate::sync::{AtomicBool, AtomicU32, Ordering, UnsafeCell};
 use crate::unwind;
 use std::any::Any;
 use std::mem;
@@ -27,17 +27,36 @@ pub(crate) trait Job {
     unsafe fn execute(this: *const ());
 }
 
-/// A type-erased reference to a job, with the task's origin and hop count.
+/// What every job starts with (`#[repr(C)]`, first field): the bookkeeping a task carries as
+/// it moves. Keeping it in the job rather than in the [`JobRef`] keeps a `JobRef` at two words,
+/// which deques move in registers.
+#[repr(C)]
+#[derive(Debug)]
+pub(crate) struct JobHeader {
+    /// The worker that created the task, or [`EXTERNAL`]. Written before the task is published.
+    origin: AtomicU32,
+    /// Transfers between workers so far; written only by the worker that holds the `JobRef`.
+    hops: AtomicU32,
+    /// The job is a [`Ticket`]: run the task inside only if the ticket can be claimed.
+    ticket: bool,
+}
+
+impl JobHeader {
+    pub(crate) fn new(ticket: bool) -> Self {
+        JobHeader {
+            origin: AtomicU32::new(EXTERNAL),
+            hops: AtomicU32::new(0),
+            ticket,
+        }
+    }
+}
+
+/// A type-erased reference to a job: the job (which starts with a [`JobHeader`]) and the
+/// function that runs it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct JobRef {
-    pointer: *const (),
+    pointer: *const JobHeader,
     execute_fn: unsafe fn(*const ()),
-    /// The worker that created the task, or [`EXTERNAL`].
-    pub(crate) origin: u32,
-    /// Transfers between workers so far.
-    pub(crate) hops: u16,
-    /// The pointer is an `Arc<Ticket>`: run the job inside only if the ticket can be claimed.
-    pub(crate) ticket: bool,
 }
 
 // SAFETY: a `JobRef` is only created for jobs whose closures and results are `Send`; the pointer
@@ -47,21 +66,54 @@ unsafe impl Send for JobRef {}
 impl JobRef {
     /// # Safety
     ///
-    /// The caller keeps `data` alive until the job has executed.
+    /// `T` is `#[repr(C)]` with a [`JobHeader`] as its first field, and the caller keeps `data`
+    /// alive until the job has executed (for a ticket: while the `JobRef` is queued).
     pub(crate) unsafe fn new<T: Job>(data: *const T, origin: u32) -> JobRef {
-        JobRef {
+        let job = JobRef {
             pointer: data.cast(),
             execute_fn: <T as Job>::execute,
-            origin,
-            hops: 0,
-            ticket: false,
-        }
+        };
+        job.header().origin.store(origin, Ordering::Relaxed);
+        job
+    }
+
+    #[inline]
+    fn header(&self) -> &JobHeader {
+        // SAFETY: `new`'s contract: the pointer is to a live job that starts with its header.
+        unsafe { &*self.pointer }
+    }
+
+    /// The worker that created the task, or [`EXTERNAL`].
+    #[inline]
+    pub(crate) fn origin(&self) -> u32 {
+        self.header().origin.load(Ordering::Relaxed)
+    }
+
+    /// Transfers between workers so far.
+    #[inline]
+    pub(crate) fn hops(&self) -> u32 {
+        self.header().hops.load(Ordering::Relaxed)
+    }
+
+    /// Counts one more transfer (by the worker that holds the `JobRef`).
+    pub(crate) fn add_hop(&self) {
+        let h = &self.header().hops;
+        h.store(
+            h.load(Ordering::Relaxed).saturating_add(1),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Whether this is a [`Ticket`] `JobRef`.
+    #[inline]
+    pub(crate) fn is_ticket(&self) -> bool {
+        self.header().ticket
     }
 
     /// An identity for comparing a popped job with a job we pushed.
     #[inline]
     pub(crate) fn id(&self) -> *const () {
-        self.pointer
+        self.pointer.cast()
     }
 
     /// # Safety
@@ -70,7 +122,7 @@ impl JobRef {
     #[inline]
     pub(crate) unsafe fn execute(self) {
         // SAFETY: forwarded from the caller's contract.
-        unsafe { (self.execute_fn)(self.pointer) }
+        unsafe { (self.execute_fn)(self.pointer.cast()) }
     }
 }
 
@@ -100,7 +152,9 @@ impl<T> JobResult<T> {
 }
 
 /// A job on the stack of the thread that waits for it (the `b` of a `join`, an `install`).
+#[repr(C)]
 pub(crate) struct StackJob<L, F, R> {
+    header: JobHeader,
     pub(crate) latch: L,
     func: UnsafeCell<Option<F>>,
     result: UnsafeCell<JobResult<R>>,
@@ -109,6 +163,7 @@ pub(crate) struct StackJob<L, F, R> {
 impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     pub(crate) fn new(func: F, latch: L) -> Self {
         StackJob {
+            header: JobHeader::new(false),
             latch,
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(JobResult::None),
@@ -165,13 +220,18 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
 }
 
 /// A job owned by its `JobRef`: boxed, run once, freed as it runs (`spawn`, `Scope::spawn`).
+#[repr(C)]
 pub(crate) struct HeapJob<F: FnOnce() + Send> {
+    header: JobHeader,
     func: F,
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
     pub(crate) fn new(func: F) -> Box<Self> {
-        Box::new(HeapJob { func })
+        Box::new(HeapJob {
+            header: JobHeader::new(false),
+            func,
+        })
     }
 
     /// Leaks the box into a `JobRef`, which frees it when executed.
@@ -200,7 +260,9 @@ impl<F: FnOnce() + Send> Job for HeapJob<F> {
 /// claims the ticket first runs the task; the other side only drops its reference. Taking tasks
 /// back is what lets a deeply nested waiter stop running other workers' tasks (bounding its
 /// stack) without ever waiting for a task that nobody will start (see `docs/sender.md`).
+#[repr(C)]
 pub(crate) struct Ticket {
+    header: JobHeader,
     claimed: AtomicBool,
     job: JobRef,
 }
@@ -211,20 +273,18 @@ unsafe impl Sync for Ticket {}
 impl Ticket {
     pub(crate) fn new(job: JobRef) -> StdArc<Ticket> {
         StdArc::new(Ticket {
+            header: JobHeader::new(true),
             claimed: AtomicBool::new(false),
             job,
         })
     }
 
-    /// The `JobRef` to put in an inbox; it owns one reference to the ticket.
+    /// The `JobRef` to put in a queue; it owns one reference to the ticket.
     pub(crate) fn job_ref(ticket: &StdArc<Ticket>) -> JobRef {
-        JobRef {
-            pointer: StdArc::into_raw(StdArc::clone(ticket)).cast(),
-            execute_fn: Ticket::drop_unclaimed,
-            origin: ticket.job.origin,
-            hops: 0,
-            ticket: true,
-        }
+        let origin = ticket.job.origin();
+        // SAFETY: `Ticket` is `repr(C)` and starts with its header; the leaked reference keeps it
+        // alive while the `JobRef` is queued, and `redeem` takes the reference back.
+        unsafe { JobRef::new(StdArc::into_raw(StdArc::clone(ticket)), origin) }
     }
 
     /// Claims the right to run the job; true for exactly one caller.
@@ -234,7 +294,7 @@ impl Ticket {
 
     /// Whether the task behind a ticket `JobRef` was already claimed.
     pub(crate) fn is_claimed(job: &JobRef) -> bool {
-        debug_assert!(job.ticket);
+        debug_assert!(job.is_ticket());
         // SAFETY: a ticket JobRef in a queue owns a reference, so the ticket is alive.
         unsafe { &*(job.pointer as *const Ticket) }
             .claimed
@@ -252,7 +312,7 @@ impl Ticket {
     ///
     /// `job` was made by [`Ticket::job_ref`] and is consumed here (exactly once).
     pub(crate) unsafe fn redeem(job: JobRef) -> Option<JobRef> {
-        debug_assert!(job.ticket);
+        debug_assert!(job.is_ticket());
         // SAFETY: the pointer came from `Arc::into_raw` in `job_ref`; this consumes that reference.
         let ticket = unsafe { StdArc::from_raw(job.pointer as *const Ticket) };
         ticket.claim().then_some(ticket.job)
@@ -262,16 +322,20 @@ impl Ticket {
     /// runs if a ticket is executed directly: it behaves the same way.
     unsafe fn drop_unclaimed(this: *const ()) {
         let job = JobRef {
-            pointer: this,
+            pointer: this.cast(),
             execute_fn: Ticket::drop_unclaimed,
-            origin: EXTERNAL,
-            hops: 0,
-            ticket: true,
         };
         // SAFETY: forwarded from `JobRef::execute`'s contract (this ticket reference runs once).
         if let Some(inner) = unsafe { Ticket::redeem(job) } {
             // SAFETY: the claim makes this the only execution of the inner job.
             unsafe { inner.execute() }
         }
+    }
+}
+
+impl Job for Ticket {
+    unsafe fn execute(this: *const ()) {
+        // SAFETY: forwarded from the caller's contract.
+        unsafe { Ticket::drop_unclaimed(this) }
     }
 }

@@ -207,7 +207,7 @@ impl Registry {
 
     /// Queues a job from outside the workers and wakes one of them.
     pub(crate) fn inject(&self, job: JobRef) {
-        debug_assert_eq!(job.origin, EXTERNAL);
+        debug_assert_eq!(job.origin(), EXTERNAL);
         self.submitted.fetch_add(1, Ordering::Relaxed);
         self.injector.push(job);
         self.sleep.notify(0..self.num_threads());
@@ -378,7 +378,7 @@ impl Drop for Registry {
         // Inboxes may still hold husks of tasks their creators took back: release the tickets.
         for info in &self.workers {
             while let Steal::Success(job) = info.inbox.steal() {
-                if job.ticket {
+                if job.is_ticket() {
                     // SAFETY: taken from the queue, consumed here once; its task already ran.
                     let task = unsafe { Ticket::redeem(job) };
                     debug_assert!(task.is_none(), "a placed task outlived its pool");
@@ -560,22 +560,17 @@ impl WorkerThread {
                     .random_worker(registry.num_threads());
                 (m != self.index).then_some(m)
             }
-            Policy::Acwn { low, high, .. } => sender::acwn_allocate(
-                self.index,
-                u32::from(job.hops),
-                &registry.graph,
-                registry,
-                low,
-                high,
-            ),
+            Policy::Acwn { low, high, .. } => {
+                sender::acwn_allocate(self.index, job.hops(), &registry.graph, registry, low, high)
+            }
             _ => None,
         };
         target
     }
 
     /// Places `job` into worker `to`'s inbox (one more hop) and wakes `to` if it sleeps.
-    fn send(&self, mut job: JobRef, to: usize) {
-        job.hops = job.hops.saturating_add(1);
+    fn send(&self, job: JobRef, to: usize) {
+        job.add_hop();
         bump(&self.counters().placed_out, 1);
         let registry = &*self.registry;
         registry.workers[to].inbox.push(job);
@@ -585,7 +580,7 @@ impl WorkerThread {
     /// A task arrived in the inbox: count it and, under ACWN, let it travel on downhill.
     /// Returns the task if it stays here.
     fn receive(&self, job: JobRef) -> Option<JobRef> {
-        if job.ticket && Ticket::is_claimed(&job) {
+        if job.is_ticket() && Ticket::is_claimed(&job) {
             // Its creator took it back: drop the husk.
             // SAFETY: the ticket JobRef was taken from the inbox and is consumed here, once.
             let taken = unsafe { Ticket::redeem(job) };
@@ -594,19 +589,14 @@ impl WorkerThread {
         }
         let c = self.counters();
         bump(&c.placed_in, 1);
-        if u64::from(job.hops) > c.max_hops.load(Ordering::Relaxed) {
-            c.max_hops.store(u64::from(job.hops), Ordering::Relaxed);
+        if u64::from(job.hops()) > c.max_hops.load(Ordering::Relaxed) {
+            c.max_hops.store(u64::from(job.hops()), Ordering::Relaxed);
         }
         let registry = &*self.registry;
         if let Policy::Acwn { low, high, .. } = registry.policy {
-            if let Some(to) = sender::acwn_allocate(
-                self.index,
-                u32::from(job.hops),
-                &registry.graph,
-                registry,
-                low,
-                high,
-            ) {
+            if let Some(to) =
+                sender::acwn_allocate(self.index, job.hops(), &registry.graph, registry, low, high)
+            {
                 self.send(job, to);
                 return None;
             }
@@ -635,7 +625,7 @@ impl WorkerThread {
         // Move the oldest waiting task (the largest subtree), if it may still travel.
         let own = &registry.workers[me].stealer;
         if let Steal::Success(job) = own.steal() {
-            if (job.hops as usize) < graph.diameter()
+            if (job.hops() as usize) < graph.diameter()
                 || !matches!(registry.policy, Policy::Acwn { .. })
             {
                 self.send(job, to);
@@ -669,7 +659,7 @@ impl WorkerThread {
     /// Counts a task that runs here, then runs it.
     #[inline]
     pub(crate) fn execute(&self, mut job: JobRef) {
-        if job.ticket {
+        if job.is_ticket() {
             // SAFETY: a ticket JobRef taken from a queue is redeemed exactly once, here.
             match unsafe { Ticket::redeem(job) } {
                 Some(inner) => job = inner,
@@ -695,9 +685,10 @@ impl WorkerThread {
         }
         // One counter per case; `executed` is their sum, derived in the snapshot.
         let c = self.counters();
-        if job.origin as usize == self.index {
+        let origin = job.origin();
+        if origin as usize == self.index {
             bump(&c.executed_local, 1);
-        } else if job.origin == EXTERNAL {
+        } else if origin == EXTERNAL {
             bump(&c.injected, 1);
         } else {
             bump(&c.executed_remote, 1);
