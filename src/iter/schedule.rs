@@ -99,7 +99,7 @@ impl Schedule {
 /// The halving depth a fresh (or freshly stolen) adaptive piece may still split: about two
 /// pieces per worker when nothing is stolen.
 pub(crate) fn initial_splits(workers: usize) -> u32 {
-    workers.next_power_of_two().trailing_zeros() + 1
+    workers.next_power_of_two().trailing_zeros() + 3
 }
 
 fn halving_plan(len: usize, splits: u32, out: &mut Vec<usize>) {
