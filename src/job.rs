@@ -212,6 +212,7 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
             .with_mut(|f| unsafe { (*f).take() })
             .expect("job executed twice");
         let result = JobResult::call(move || func(true));
+        // SAFETY: as above: the waiter reads `result` only after the latch is set below.
         this.result.with_mut(|r| unsafe { *r = result });
         // SAFETY: the latch lives in `this`, which stays alive until the waiter sees the latch
         // set; `set` touches nothing of the job after that store.
