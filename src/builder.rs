@@ -21,9 +21,6 @@ pub const ENV_TOPOLOGY: &str = "HYPERSTEAL_TOPOLOGY";
 /// `on`/`off`).
 pub const ENV_PIN: &str = "HYPERSTEAL_PIN";
 
-/// Default worker stack size under the sender-initiated policies (64 MiB of address space).
-pub const SENDER_STACK_SIZE: usize = 64 << 20;
-
 /// Why a pool could not be built.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -209,10 +206,7 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// The stack size of each worker thread, in bytes. Default: the platform's (2 MiB) under the
-    /// receiver-initiated policies; [`SENDER_STACK_SIZE`] under the sender-initiated ones, whose
-    /// waiting workers run placed tasks on top of the frame that waits, so stacks nest deeper.
-    /// The memory is reserved, not committed: pages are used only as the stack grows.
+    /// The stack size of each worker thread, in bytes (default: the platform's, 2 MiB on Linux).
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self

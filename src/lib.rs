@@ -71,7 +71,6 @@ mod unwind;
 
 pub use builder::{
     BuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN, ENV_POLICY, ENV_TOPOLOGY,
-    SENDER_STACK_SIZE,
 };
 pub use join::join;
 pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy};
