@@ -10,34 +10,14 @@
 //! - `fib32-cutoff20-2-workers/*`: fib(32), `join` above n = 20, 2 workers; sequential / time is
 //!   the speed-up.
 
+#[path = "../examples/common/fib.rs"]
+mod fib;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use fib::{fib_hypersteal, fib_rayon, fib_seq};
 use hypersteal::{Policy, ThreadPoolBuilder};
 use std::hint::black_box;
 use std::time::Duration;
-
-fn fib_seq(n: u64) -> u64 {
-    if n < 2 {
-        n
-    } else {
-        fib_seq(n - 1) + fib_seq(n - 2)
-    }
-}
-
-fn fib_hs(n: u64, cutoff: u64) -> u64 {
-    if n < 2 || n < cutoff {
-        return fib_seq(n);
-    }
-    let (a, b) = hypersteal::join(|| fib_hs(n - 1, cutoff), || fib_hs(n - 2, cutoff));
-    a + b
-}
-
-fn fib_rayon(n: u64, cutoff: u64) -> u64 {
-    if n < 2 || n < cutoff {
-        return fib_seq(n);
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1, cutoff), || fib_rayon(n - 2, cutoff));
-    a + b
-}
 
 fn group(c: &mut Criterion, name: &str, workers: usize, n: u64, cutoff: u64) {
     let mut g = c.benchmark_group(name);
@@ -52,7 +32,7 @@ fn group(c: &mut Criterion, name: &str, workers: usize, n: u64, cutoff: u64) {
             .build()
             .unwrap();
         g.bench_with_input(BenchmarkId::new("hypersteal", policy), &n, |b, &n| {
-            b.iter(|| pool.install(|| fib_hs(black_box(n), cutoff)))
+            b.iter(|| pool.install(|| fib_hypersteal(black_box(n), cutoff)))
         });
     }
     let pool = rayon::ThreadPoolBuilder::new()

@@ -9,32 +9,12 @@
 //! runs after one warm-up; `speedup` is the sequential median divided by it, measured side by side
 //! in this one process.
 
+#[path = "common/fib.rs"]
+mod fib;
+
+use fib::{fib_hypersteal, fib_rayon, fib_seq};
 use hypersteal::{Policy, ThreadPoolBuilder};
 use std::time::{Duration, Instant};
-
-fn fib_seq(n: u64) -> u64 {
-    if n < 2 {
-        n
-    } else {
-        fib_seq(n - 1) + fib_seq(n - 2)
-    }
-}
-
-fn fib_hs(n: u64, cutoff: u64) -> u64 {
-    if n < 2 || n < cutoff {
-        return fib_seq(n);
-    }
-    let (a, b) = hypersteal::join(|| fib_hs(n - 1, cutoff), || fib_hs(n - 2, cutoff));
-    a + b
-}
-
-fn fib_rayon(n: u64, cutoff: u64) -> u64 {
-    if n < 2 || n < cutoff {
-        return fib_seq(n);
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1, cutoff), || fib_rayon(n - 2, cutoff));
-    a + b
-}
 
 fn median(runs: usize, expected: u64, mut f: impl FnMut() -> u64) -> Duration {
     assert_eq!(f(), expected, "wrong answer in the warm-up run");
@@ -89,9 +69,11 @@ fn main() {
             .policy(policy)
             .build()
             .expect("pool");
-        let fine = median(runs, expected, || pool.install(|| fib_hs(n, 0)));
+        let fine = median(runs, expected, || pool.install(|| fib_hypersteal(n, 0)));
         pool.reset_stats();
-        let coarse = median(runs, expected, || pool.install(|| fib_hs(n, cutoff)));
+        let coarse = median(runs, expected, || {
+            pool.install(|| fib_hypersteal(n, cutoff))
+        });
         let stats = pool.stats();
         let total = stats.total();
         assert_eq!(total.executed, total.spawned, "every task ran exactly once");

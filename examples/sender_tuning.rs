@@ -8,25 +8,14 @@
 //!
 //! Prints the median time of `RUNS` runs for each setting, side by side with `rp`, on every core.
 
+#[path = "common/fib.rs"]
+#[allow(dead_code)] // the rayon kernel is not used here
+mod fib;
+
+use fib::{fib_hypersteal, fib_seq};
 use hypersteal::{Policy, ThreadPoolBuilder};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-
-fn fib_seq(n: u64) -> u64 {
-    if n < 2 {
-        n
-    } else {
-        fib_seq(n - 1) + fib_seq(n - 2)
-    }
-}
-
-fn fib_join(n: u64, cutoff: u64) -> u64 {
-    if n < cutoff.max(2) {
-        return fib_seq(n);
-    }
-    let (a, b) = hypersteal::join(|| fib_join(n - 1, cutoff), || fib_join(n - 2, cutoff));
-    a + b
-}
 
 fn fib_chares(n: u64, cutoff: u64) -> u64 {
     fn chare<'s>(s: &hypersteal::Scope<'s>, n: u64, cutoff: u64, sum: &'s AtomicU64) {
@@ -90,7 +79,7 @@ fn main() {
             .build()
             .expect("pool");
         let join = median(runs, || {
-            assert_eq!(pool.install(|| fib_join(n, cutoff)), expected)
+            assert_eq!(pool.install(|| fib_hypersteal(n, cutoff)), expected)
         });
         pool.reset_stats();
         let chares = median(runs, || {

@@ -318,25 +318,20 @@ impl Ticket {
         let ticket = unsafe { StdArc::from_raw(job.pointer as *const Ticket) };
         ticket.claim().then_some(ticket.job)
     }
+}
 
-    /// `execute_fn` of a ticket `JobRef`; workers call [`Ticket::redeem`] instead, so this only
-    /// runs if a ticket is executed directly: it behaves the same way.
-    unsafe fn drop_unclaimed(this: *const ()) {
+/// Workers redeem ticket `JobRef`s themselves ([`Ticket::redeem`]); executing one directly
+/// behaves the same way: the inner job runs only if this claims it.
+impl Job for Ticket {
+    unsafe fn execute(this: *const ()) {
         let job = JobRef {
             pointer: this.cast(),
-            execute_fn: Ticket::drop_unclaimed,
+            execute_fn: <Ticket as Job>::execute,
         };
         // SAFETY: forwarded from `JobRef::execute`'s contract (this ticket reference runs once).
         if let Some(inner) = unsafe { Ticket::redeem(job) } {
             // SAFETY: the claim makes this the only execution of the inner job.
             unsafe { inner.execute() }
         }
-    }
-}
-
-impl Job for Ticket {
-    unsafe fn execute(this: *const ()) {
-        // SAFETY: forwarded from the caller's contract.
-        unsafe { Ticket::drop_unclaimed(this) }
     }
 }

@@ -153,17 +153,11 @@ impl Registry {
         Ok((registry, handles))
     }
 
-    /// Whether new tasks may be placed into other workers' inboxes (sender-initiated policies).
-    pub(crate) fn placing(&self) -> bool {
-        self.placing
-    }
-
     pub(crate) fn num_threads(&self) -> usize {
         self.workers.len()
     }
 
     /// Relative speeds of the workers (all 1.0 unless the builder was given speeds).
-    #[allow(dead_code)] // for the loop schedules
     pub(crate) fn speeds(&self) -> &[f64] {
         &self.speeds
     }
@@ -218,15 +212,28 @@ impl Registry {
         self.sleep.notify_worker(owner);
     }
 
-    /// Queues `job` on the current worker if it belongs to this pool, else injects it.
-    pub(crate) fn push_or_inject(&self, make: impl FnOnce(u32) -> JobRef) {
+    /// Queues the job `make(origin)` on the current worker if it belongs to this pool, else
+    /// injects it. A job somebody will wait for (`awaited`, a scope's task) goes out as a
+    /// [`Ticket`] under a sender-initiated policy, and the ticket is returned to the waiter.
+    pub(crate) fn push_or_inject(
+        &self,
+        awaited: bool,
+        make: impl FnOnce(u32) -> JobRef,
+    ) -> Option<Arc<Ticket>> {
         let worker = WorkerThread::current();
         // SAFETY: the pointer comes from the thread-local set by `main_loop`, which outlives
         // every job this thread runs.
         match unsafe { worker.as_ref() } {
-            Some(w) if ptr::eq(&*w.registry, self) => w.push(make(w.index as u32)),
+            Some(w) if ptr::eq(&*w.registry, self) => {
+                let job = make(w.index as u32);
+                if awaited && w.placing {
+                    return Some(w.push_ticket(job));
+                }
+                w.push(job);
+            }
             _ => self.inject(make(EXTERNAL)),
         }
+        None
     }
 
     /// Runs `op` on a worker of this pool and returns its result.
@@ -301,7 +308,7 @@ impl Registry {
             }
         });
         // SAFETY: the job owns everything it uses (`'static`).
-        self.push_or_inject(|origin| unsafe { job.into_job_ref(origin) });
+        self.push_or_inject(false, |origin| unsafe { job.into_job_ref(origin) });
     }
 
     fn handle_panic(&self, payload: Box<dyn Any + Send>) {
@@ -322,16 +329,10 @@ impl Registry {
         }
     }
 
-    /// Where a worker under this policy may look for work of others (for the sleep re-check and
-    /// for choosing whom to wake).
-    fn reach(&self) -> Reach {
-        self.policy.reach()
-    }
-
     /// After worker `from` published a job in its deque: wake a sleeper that may take it.
     #[inline(never)]
     fn notify_new_job(&self, from: usize) {
-        match self.reach() {
+        match self.policy.reach() {
             Reach::All => {
                 let p = self.num_threads();
                 self.sleep.notify((from + 1..p).chain(0..from));
@@ -773,11 +774,11 @@ impl WorkerThread {
                 // Obtained work, or resumes the frame that waited: a donor again.
                 donors.join(self.index);
             }
-            self.counters().idle_since.store(0, Ordering::Relaxed);
-            bump(
-                &self.counters().idle_ns,
-                registry.now_ns().saturating_sub(since),
-            );
+            // Clear the start before adding the stretch, Release: see `Counters::snapshot`.
+            let c = self.counters();
+            c.idle_since.store(0, Ordering::Relaxed);
+            let idle = c.idle_ns.load(Ordering::Relaxed) + registry.now_ns().saturating_sub(since);
+            c.idle_ns.store(idle, Ordering::Release);
             match found {
                 Idle::Job(job) => self.execute(job),
                 Idle::Ran => {}
@@ -911,7 +912,7 @@ impl WorkerThread {
                 .policy
                 .worth_asking(registry.workers[w].stealer.len())
         };
-        match registry.reach() {
+        match registry.policy.reach() {
             Reach::All => (0..registry.num_threads()).any(|w| w != self.index && worth(w)),
             Reach::Neighbors => registry
                 .graph

@@ -1,13 +1,12 @@
 //! `scope`: spawn tasks that borrow from the enclosing stack frame.
 
-use crate::job::{HeapJob, Ticket, EXTERNAL};
+use crate::job::{HeapJob, Ticket};
 use crate::latch::CountLatch;
 use crate::registry::{in_worker, WorkerThread};
 use crate::sync::{AtomicBool, Mutex, Ordering};
 use crate::unwind;
 use std::any::Any;
 use std::marker::PhantomData;
-use std::ptr;
 use std::sync::Arc as StdArc;
 
 /// A scope in which tasks borrowing data that outlives `'scope` can be spawned.
@@ -122,23 +121,14 @@ impl<'scope> Scope<'scope> {
             let scope = unsafe { scope_ptr.get() };
             scope.run_task(|| body(scope));
         });
-        let registry = self.latch.registry();
-        let worker = WorkerThread::current();
-        // SAFETY: the thread-local points to this thread's live worker, or is null.
-        match unsafe { worker.as_ref() } {
-            Some(w) if ptr::eq(&*w.registry, &**registry) => {
-                // SAFETY: the job borrows only data that outlives `'scope`, and the scope does
-                // not end before the job has run (the count latch above).
-                let job = unsafe { job.into_job_ref(w.index as u32) };
-                if w.placing() {
-                    let ticket = w.push_ticket(job);
-                    self.placed.lock().push(ticket);
-                } else {
-                    w.push(job);
-                }
-            }
-            // SAFETY: as above.
-            _ => registry.inject(unsafe { job.into_job_ref(EXTERNAL) }),
+        // SAFETY: the job borrows only data that outlives `'scope`, and the scope does not end
+        // before the job has run (the count latch above).
+        let placed = self
+            .latch
+            .registry()
+            .push_or_inject(true, |origin| unsafe { job.into_job_ref(origin) });
+        if let Some(ticket) = placed {
+            self.placed.lock().push(ticket);
         }
     }
 
@@ -173,7 +163,7 @@ impl<'scope> Scope<'scope> {
     fn complete<R>(&self, owner: &WorkerThread, op: impl FnOnce() -> R) -> R {
         let mut result = None;
         self.run_task(|| result = Some(op()));
-        if owner.registry.placing() {
+        if owner.placing() {
             owner.wait_reclaiming(&self.latch, &|w| self.reclaim_one(w));
         } else {
             owner.wait_until(&self.latch);

@@ -38,6 +38,10 @@ impl Counters {
     /// The counters now; `now_ns` is the time since the pool started.
     pub(crate) fn snapshot(&self, now_ns: u64) -> WorkerStats {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        // The worker ends an idle stretch by clearing `idle_since`, then adding the stretch to
+        // `idle_ns` (Release). Reading `idle_ns` first (Acquire) means a snapshot that sees the
+        // added stretch also sees the cleared start: a stretch is never counted twice.
+        let idle_ns = self.idle_ns.load(Ordering::Acquire);
         let since = get(&self.idle_since);
         let ongoing = if since == 0 {
             0
@@ -58,7 +62,7 @@ impl Counters {
             placed_in: get(&self.placed_in),
             reclaimed: get(&self.reclaimed),
             max_hops: get(&self.max_hops),
-            idle: Duration::from_nanos(get(&self.idle_ns) + ongoing),
+            idle: Duration::from_nanos(idle_ns + ongoing),
             sleeps: get(&self.sleeps),
         }
     }

@@ -25,6 +25,14 @@ pub(crate) trait LoadView {
     }
 }
 
+/// Tests give loads as a plain vector: `loads[w]` tasks wait at worker `w`.
+#[cfg(test)]
+impl LoadView for Vec<usize> {
+    fn queued(&self, w: usize) -> usize {
+        self[w]
+    }
+}
+
 /// A small, fast generator for victim draws (xorshift64*).
 #[derive(Clone, Debug)]
 pub(crate) struct XorShift(u64);
@@ -298,19 +306,12 @@ mod tests {
     use super::*;
     use crate::Topology;
 
-    struct Loads(Vec<usize>);
-    impl LoadView for Loads {
-        fn queued(&self, w: usize) -> usize {
-            self.0[w]
-        }
-    }
-
     fn draws(policy: &str, me: usize, topology: Topology, p: usize, n: usize) -> Vec<usize> {
         let policy: Policy = policy.parse().unwrap();
         let g = topology.graph(p);
         let shared = Shared::new(&policy, &g);
         let mut v = Victims::new(me, p, 7);
-        let loads = Loads(vec![1; p]);
+        let loads = vec![1; p];
         (0..n)
             .map(|_| v.next(&policy, me, &g, &shared, &loads).unwrap())
             .collect()
@@ -353,13 +354,13 @@ mod tests {
         let g = Topology::Ring.graph(4);
         let shared = Shared::new(&policy, &g);
         let mut v = Victims::new(0, 4, 1);
-        let mut loads = Loads(vec![0, 3, 5, 0]);
+        let mut loads = vec![0, 3, 5, 0];
         assert_eq!(v.next(&policy, 0, &g, &shared, &loads), Some(2));
         v.failed(&policy, 2);
         assert_eq!(v.next(&policy, 0, &g, &shared, &loads), Some(1));
-        loads.0[2] = 6;
+        loads[2] = 6;
         assert_eq!(v.next(&policy, 0, &g, &shared, &loads), Some(2));
-        let loads = Loads(vec![0, 0, 0, 0]);
+        let loads = vec![0, 0, 0, 0];
         assert_eq!(v.next(&policy, 0, &g, &shared, &loads), None);
     }
 

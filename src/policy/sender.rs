@@ -109,23 +109,16 @@ mod tests {
     use super::*;
     use crate::Topology;
 
-    struct Loads(Vec<usize>);
-    impl LoadView for Loads {
-        fn queued(&self, w: usize) -> usize {
-            self.0[w]
-        }
-    }
-
     #[test]
     fn acwn_contracts_new_tasks_in_a_light_neighbourhood() {
         let g = Topology::Ring.graph(5); // d = 2
-        let loads = Loads(vec![0, 1, 0, 0, 0]);
+        let loads = vec![0, 1, 0, 0, 0];
         // Light (least neighbour load 0 < 2) and new: goes to the least-loaded neighbour (4).
         assert_eq!(acwn_allocate(0, 0, &g, &loads, 2, 8), Some(4));
         // Arrived (hops 1) in a light neighbourhood: only downhill. F(0) = 0 is not > 0.
         assert_eq!(acwn_allocate(0, 1, &g, &loads, 2, 8), None);
         // Hop limit d = 2 reached: kept.
-        let steep = Loads(vec![9, 0, 0, 0, 0]);
+        let steep = vec![9, 0, 0, 0, 0];
         assert_eq!(acwn_allocate(0, 1, &g, &steep, 2, 8), Some(1));
         assert_eq!(acwn_allocate(0, 2, &g, &steep, 2, 8), None);
     }
@@ -133,13 +126,13 @@ mod tests {
     #[test]
     fn acwn_keeps_tasks_when_heavy_and_moves_downhill_when_moderate() {
         let g = Topology::Complete.graph(3);
-        let heavy = Loads(vec![20, 8, 9]);
+        let heavy = vec![20, 8, 9];
         assert_eq!(acwn_allocate(0, 0, &g, &heavy, 2, 8), None);
         assert_eq!(acwn_redistribute(0, &g, &heavy, 8), None);
-        let moderate = Loads(vec![5, 3, 4]);
+        let moderate = vec![5, 3, 4];
         assert_eq!(acwn_allocate(0, 0, &g, &moderate, 2, 8), Some(1));
         assert_eq!(acwn_redistribute(0, &g, &moderate, 8), Some(1));
-        let uphill = Loads(vec![2, 3, 4]);
+        let uphill = vec![2, 3, 4];
         assert_eq!(acwn_allocate(0, 0, &g, &uphill, 2, 8), None);
     }
 
