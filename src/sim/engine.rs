@@ -26,6 +26,8 @@ enum Work<N> {
 struct Task<N> {
     work: Work<N>,
     hops: u32,
+    /// Depth in the task tree (the root is 0).
+    depth: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,6 +132,15 @@ pub(crate) struct Engine<'a, T: TaskTree> {
     transfers: u64,
     tasks: u64,
     max_hops: u32,
+    /// Idle processors keep asking until the work is done (the papers' machines) instead of
+    /// parking when nothing stealable is visible (the runtime's sleep).
+    poll: bool,
+    /// Tasks deeper than this in the tree are never given away (Kumar's cut-off depth).
+    cutoff_depth: u32,
+    /// Processors executing a piece.
+    busy: usize,
+    /// Work messages on their way.
+    in_flight: usize,
     /// Stop (and report `truncated`) after this many requests.
     pub(crate) max_requests: u64,
 }
@@ -190,6 +201,10 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             transfers: 0,
             tasks: 0,
             max_hops: 0,
+            cutoff_depth: config.cutoff_depth.unwrap_or(u32::MAX),
+            poll: config.idle == super::Idle::Poll,
+            busy: 0,
+            in_flight: 0,
             max_requests: u64::MAX,
         }
     }
@@ -241,6 +256,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             Task {
                 work: root,
                 hops: 0,
+                depth: 0,
             },
             0.0,
         );
@@ -289,7 +305,11 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// Re-evaluates whether `p` has something to steal; wakes parked thieves when it now has.
     fn refresh(&mut self, p: usize, now: f64) {
         let proc = &self.procs[p];
-        let has = !proc.deque.is_empty() || self.view(now).chunk_grains(proc) > 0;
+        let has = proc
+            .deque
+            .front()
+            .is_some_and(|t| t.depth <= self.cutoff_depth)
+            || self.view(now).chunk_grains(proc) > 0;
         if has == proc.stealable {
             return;
         }
@@ -327,6 +347,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             Work::Chunk(w) => *w,
         };
         let end = now + units * self.cost.t_work;
+        self.busy += 1;
         let proc = &mut self.procs[p];
         proc.version += 1;
         proc.state = State::Busy;
@@ -348,6 +369,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             .current
             .take()
             .expect("a Done event has a piece");
+        self.busy -= 1;
         self.end = self.end.max(end);
         self.tasks += 1;
         let mut next = None;
@@ -370,6 +392,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                         Task {
                             work: Work::Node(child),
                             hops: 0,
+                            depth: task.depth + 1,
                         },
                         now,
                     );
@@ -381,6 +404,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             Some(n) => Some(Task {
                 work: Work::Node(n),
                 hops: 0,
+                depth: task.depth + 1,
             }),
             None => self.procs[p].deque.pop_back(),
         };
@@ -421,6 +445,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         self.transfers += 1;
         let d = self.graph.distance(from, to);
         let at = self.transfer(now, d);
+        self.in_flight += 1;
         self.queue.push(
             at,
             Ev::Arrive {
@@ -493,8 +518,12 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
     }
 
-    /// Whether `p` sees a worker worth asking (the runtime's sleep re-check).
+    /// Whether `p` sees a worker worth asking (the runtime's sleep re-check). A polling
+    /// processor sees only whether the computation has ended (termination detection).
     fn visible(&self, p: usize, now: f64) -> bool {
+        if self.poll {
+            return self.busy > 0 || self.in_flight > 0;
+        }
         match self.policy.reach() {
             Reach::All => self.stealable > usize::from(self.procs[p].stealable),
             Reach::Neighbors => {
@@ -561,7 +590,10 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// divisible piece, goes back; otherwise a reject.
     fn request(&mut self, victim: usize, thief: usize, now: f64) {
         let d = self.graph.distance(victim, thief);
-        let loot = if let Some(task) = self.procs[victim].deque.pop_front() {
+        let cutoff = self.cutoff_depth;
+        // The oldest waiting task is the shallowest (the deque runs from the root down).
+        let loot = if let Some(task) = self.procs[victim].deque.pop_front_if(|t| t.depth <= cutoff)
+        {
             Some(task)
         } else if self.view(now).chunk_grains(&self.procs[victim]) > 0 {
             let (alpha_lo, alpha_hi) = (self.split.alpha_min, self.split.alpha_max);
@@ -591,6 +623,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             Some(Task {
                 work: Work::Chunk(give),
                 hops: 0,
+                depth: 0,
             })
         } else {
             None
@@ -601,6 +634,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 self.requests_ok += 1;
                 self.transfers += 1;
                 let at = self.transfer(now, d);
+                self.in_flight += 1;
                 self.queue.push(
                     at,
                     Ev::Arrive {
@@ -619,6 +653,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     }
 
     fn arrive(&mut self, to: usize, task: Task<T::Node>, placed: bool, now: f64) {
+        self.in_flight -= 1;
         if !placed {
             // A thief's loot: it runs it, and under SB becomes a donor.
             if let Some(d) = &self.shared.donors {

@@ -2,7 +2,7 @@
 //! bisection on `W` per `P` with Kumar's divisible work, its growth fitted on a log-log scale and
 //! compared with the paper's isoefficiency functions (seed 002 Table 1).
 
-use super::{simulate_split_capped, CostModel, SimConfig, SplitWork, Workload};
+use super::{simulate_split_capped, CostModel, Idle, SimConfig, SplitWork, Workload};
 use crate::{Policy, Topology};
 use std::fmt;
 
@@ -182,6 +182,8 @@ pub struct IsoConfig {
     pub split: SplitWork,
     /// Seed of every simulation.
     pub seed: u64,
+    /// What idle processors do ([`Idle::Park`] by default).
+    pub idle: Idle,
     /// Bisection steps on `log W` after bracketing (each halves the bracket).
     pub steps: u32,
     /// Request budget of one simulation: a problem size whose run needs more counts as not
@@ -201,6 +203,7 @@ impl IsoConfig {
             cost: CostModel::default(),
             split: SplitWork::halving(1.0),
             seed: 1,
+            idle: Idle::Park,
             steps: 10,
             max_requests: 3_000_000,
         }
@@ -263,6 +266,8 @@ pub fn isoefficiency(cfg: &IsoConfig) -> Result<IsoResult, super::SimError> {
                 }),
                 cost,
                 seed: cfg.seed,
+                idle: cfg.idle,
+                cutoff_depth: None,
             };
             let split = SplitWork {
                 work: w,

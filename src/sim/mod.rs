@@ -10,7 +10,7 @@
 //! reproduced tables.
 //!
 //! ```
-//! use hypersteal::sim::{simulate, CostModel, SimConfig, Workload};
+//! use hypersteal::sim::{simulate, CostModel, Idle, SimConfig, Workload};
 //! use hypersteal::{Policy, Topology};
 //!
 //! let config = SimConfig {
@@ -20,6 +20,8 @@
 //!     workload: "split:200000".parse::<Workload>().unwrap(),
 //!     cost: CostModel::default(),
 //!     seed: 1,
+//!     idle: Idle::Park,
+//!     cutoff_depth: None,
 //! };
 //! let r = simulate(&config).unwrap();
 //! assert!(r.efficiency > 0.5 && r.efficiency <= 1.0);
@@ -64,6 +66,26 @@ pub struct SimConfig {
     pub cost: CostModel,
     /// Seeds every random choice (victims, random allocation, split fractions).
     pub seed: u64,
+    /// What an idle receiver-initiated processor does when it sees nothing to take.
+    pub idle: Idle,
+    /// Tree workloads: a busy processor gives away only tasks at most this deep in the tree
+    /// (the root is depth 0), as the papers' tree searches split their stacks only above a
+    /// cut-off depth; a request that finds nothing that shallow is rejected. `None`: any task
+    /// may go. Divisible work ignores it (its cut-off is the grain).
+    pub cutoff_depth: Option<u32>,
+}
+
+/// What an idle processor of a receiver-initiated policy does while nothing stealable is in
+/// sight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Idle {
+    /// It parks until some worker has stealable work again, as the runtime's workers sleep
+    /// (shared memory: the loads are visible to all).
+    #[default]
+    Park,
+    /// It keeps sending requests until the computation has ended, as the papers' message-passing
+    /// processors do (no global view; only termination detection stops them).
+    Poll,
 }
 
 /// What one simulation measured.

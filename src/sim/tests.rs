@@ -10,6 +10,8 @@ fn cfg(policy: &str, topology: Topology, procs: usize, workload: &str) -> SimCon
         workload: workload.parse().unwrap(),
         cost: CostModel::default(),
         seed: 7,
+        idle: Idle::Park,
+        cutoff_depth: None,
     }
 }
 

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use hypersteal::sim::{
-    self, Architecture, CostModel, IsoConfig, IsoResult, SimConfig, SimResult, SplitWork, TaskTree,
-    Workload,
+    self, Architecture, CostModel, Idle, IsoConfig, IsoResult, SimConfig, SimResult, SplitWork,
+    TaskTree, Workload,
 };
 use hypersteal::{Policy, Topology};
 use plotters::prelude::*;
@@ -62,6 +62,15 @@ pub struct SimArgs {
     /// Shared bus: every message holds it this long (0: switched network).
     #[arg(long)]
     pub t_bus: Option<f64>,
+    /// What an idle processor does when it sees nothing to steal: `park` (the runtime's
+    /// sleep, the default) or `poll` (keep asking until the work is done, as the papers'
+    /// message-passing machines).
+    #[arg(long, default_value = "park")]
+    pub idle: String,
+    /// Tree workloads: give away only tasks at most this deep (the papers' cut-off depth of
+    /// stack splitting); deeper work is never split.
+    #[arg(long)]
+    pub cutoff_depth: Option<u32>,
     /// Output format on stdout: `table` or `json`.
     #[arg(long, default_value = "table")]
     pub format: String,
@@ -144,6 +153,15 @@ fn cost_model(a: &SimArgs, workload: Option<&Workload>) -> Result<CostModel, Str
     Ok(c)
 }
 
+/// The `--idle` flag.
+fn idle_mode(s: &str) -> Result<Idle, String> {
+    match s {
+        "park" => Ok(Idle::Park),
+        "poll" => Ok(Idle::Poll),
+        other => Err(format!("--idle {other}: expected park or poll")),
+    }
+}
+
 /// One result as JSON.
 pub fn result_json(r: &SimResult) -> Value {
     json!({
@@ -192,6 +210,7 @@ pub fn run(args: &SimArgs) -> Result<(), String> {
         None => args.workload.parse()?,
     };
     let cost = cost_model(args, Some(&workload))?;
+    let idle = idle_mode(&args.idle)?;
     let mut results = Vec::new();
     for &topology in &topologies {
         for &policy in &policies {
@@ -207,6 +226,8 @@ pub fn run(args: &SimArgs) -> Result<(), String> {
                     workload,
                     cost,
                     seed: args.seed,
+                    idle,
+                    cutoff_depth: args.cutoff_depth,
                 };
                 let r = match uts_tree {
                     Some(t) => {
@@ -222,6 +243,8 @@ pub fn run(args: &SimArgs) -> Result<(), String> {
     let doc = json!({
         "command": "sim",
         "seed": args.seed,
+        "idle": args.idle,
+        "cutoff_depth": args.cutoff_depth,
         "cost": cost_json(&cost),
         "results": results.iter().map(result_json).collect::<Vec<_>>(),
     });
@@ -293,6 +316,7 @@ fn run_iso(
             cfg.efficiency = args.efficiency;
             cfg.cost = cost;
             cfg.seed = args.seed;
+            cfg.idle = idle_mode(&args.idle)?;
             cfg.steps = args.steps;
             cfg.split = SplitWork {
                 alpha_min: lo,
@@ -305,6 +329,7 @@ fn run_iso(
     let doc = json!({
         "command": "sim --isoefficiency",
         "seed": args.seed,
+        "idle": args.idle,
         "cost": cost_json(&cost),
         "results": results.iter().map(iso_json).collect::<Vec<_>>(),
     });
