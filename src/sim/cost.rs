@@ -73,7 +73,7 @@ impl CostModel {
     }
 
     /// Checks that every parameter is finite and non-negative and `t_work` positive.
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), String> {
         let all = [
             ("t_work", self.t_work),
             ("msg_base", self.msg_base),

@@ -71,7 +71,7 @@ pub struct SimConfig {
     /// Tree workloads: a busy processor gives away only tasks at most this deep in the tree
     /// (the root is depth 0), as the papers' tree searches split their stacks only above a
     /// cut-off depth; a request that finds nothing that shallow is rejected. `None`: any task
-    /// may go. Divisible work ignores it (its cut-off is the grain).
+    /// may go. Divisible work rejects it (its cut-off is the grain).
     pub cutoff_depth: Option<u32>,
 }
 
@@ -146,6 +146,11 @@ fn check(config: &SimConfig, tree: bool) -> Result<(), SimError> {
             "{} places new tasks and needs a tree workload, not divisible work",
             config.policy
         )));
+    }
+    if !tree && config.cutoff_depth.is_some() {
+        return Err(SimError(
+            "a cut-off depth needs a tree workload; divisible work's cut-off is its grain".into(),
+        ));
     }
     if let Workload::Split(s) = config.workload {
         if !(s.work > 0.0 && s.grain > 0.0 && s.alpha_min > 0.0 && s.alpha_min <= s.alpha_max)

@@ -377,6 +377,12 @@ fn progress_bar(len: usize) -> ProgressBar {
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    if let Some(Command::Sim(args)) = &cli.command {
+        if let Err(e) = crate::sim_cmd::check(args) {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    }
     let result = on_big_stack(|| match cli.command {
         None => quick(&QuickArgs::default_quick()),
         Some(Command::Quick(args)) => quick(&args),

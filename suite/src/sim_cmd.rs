@@ -153,6 +153,14 @@ fn cost_model(a: &SimArgs, workload: Option<&Workload>) -> Result<CostModel, Str
     Ok(c)
 }
 
+fn no_uts_tree(name: &str) -> String {
+    let names: Vec<&str> = uts::TREES.iter().map(|t| t.name).collect();
+    format!(
+        "--workload uts:{name}: no such UTS tree; valid trees are {}",
+        names.join(", ")
+    )
+}
+
 /// The `--idle` flag.
 fn idle_mode(s: &str) -> Result<Idle, String> {
     match s {
@@ -184,6 +192,59 @@ pub fn iso_json(r: &IsoResult) -> Value {
     })
 }
 
+/// Checks every flag of `sim` before anything runs: the command line exits with status 2 and
+/// this message when one is bad (the same as clap's own usage errors).
+pub fn check(args: &SimArgs) -> Result<(), String> {
+    if !matches!(args.format.as_str(), "table" | "json") {
+        return Err(format!("--format {}: expected table or json", args.format));
+    }
+    let procs = list(&args.procs, "procs", |x| {
+        x.parse::<usize>().map_err(|e| e.to_string())
+    })?;
+    if let Some(p) = procs
+        .iter()
+        .find(|&&p| p == 0 || p > hypersteal::MAX_WORKERS)
+    {
+        return Err(format!(
+            "--procs {p}: expected 1 to {}",
+            hypersteal::MAX_WORKERS
+        ));
+    }
+    list(&args.topology, "topology", |x| {
+        x.parse::<Topology>().map_err(|e| e.to_string())
+    })?;
+    policies(&args.policy)?;
+    idle_mode(&args.idle)?;
+    if args.isoefficiency {
+        if args.cutoff_depth.is_some() {
+            return Err("--cutoff-depth: the isoefficiency search grows divisible work, which has no tree to cut".into());
+        }
+        if !(args.efficiency > 0.0 && args.efficiency < 1.0) {
+            return Err(format!(
+                "--efficiency {}: expected a value between 0 and 1",
+                args.efficiency
+            ));
+        }
+        cost_model(args, None)?.validate()?;
+        return Ok(());
+    }
+    let tree = match args.workload.to_ascii_lowercase().strip_prefix("uts:") {
+        Some(name) => {
+            uts::tree(name).ok_or_else(|| no_uts_tree(name))?;
+            true
+        }
+        None => args.workload.parse::<Workload>()?.is_tree(),
+    };
+    if args.cutoff_depth.is_some() && !tree {
+        return Err(format!(
+            "--cutoff-depth needs a tree workload, not {} (divisible work's cut-off is its grain)",
+            args.workload
+        ));
+    }
+    cost_model(args, None)?.validate()?;
+    Ok(())
+}
+
 /// Runs `hypersteal-suite sim`.
 pub fn run(args: &SimArgs) -> Result<(), String> {
     if !matches!(args.format.as_str(), "table" | "json") {
@@ -200,9 +261,7 @@ pub fn run(args: &SimArgs) -> Result<(), String> {
         return run_iso(args, &policies, &topologies, &procs);
     }
     let uts_tree = match args.workload.to_ascii_lowercase().strip_prefix("uts:") {
-        Some(name) => {
-            Some(uts::tree(name).ok_or_else(|| format!("--workload: no UTS tree {name}"))?)
-        }
+        Some(name) => Some(uts::tree(name).ok_or_else(|| no_uts_tree(name))?),
         None => None,
     };
     let workload: Workload = match uts_tree {

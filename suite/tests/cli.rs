@@ -73,6 +73,50 @@ fn bad_numbers_and_lists_exit_2() {
 }
 
 #[test]
+fn bad_sim_flags_exit_2_before_anything_runs() {
+    assert_usage_error(&["sim", "--idle", "nap"], &["park", "poll"]);
+    assert_usage_error(&["sim", "--policy", "fifo"], &Policy::NAMES);
+    assert_usage_error(&["sim", "--procs", "0"], &["1 to 1024"]);
+    assert_usage_error(&["sim", "--procs", "2048"], &["1 to 1024"]);
+    assert_usage_error(&["sim", "--topology", "star"], &["hypercube"]);
+    assert_usage_error(&["sim", "--workload", "tree"], &["split:W", "queens:N"]);
+    assert_usage_error(&["sim", "--workload", "uts:T9"], &["T1", "T3L"]);
+    assert_usage_error(&["sim", "--cost", "cray"], &["default", "free", "ipsc2"]);
+    assert_usage_error(&["sim", "--msg-base=-1"], &["msg_base"]);
+    assert_usage_error(&["sim", "--cutoff-depth", "3"], &["tree workload"]);
+    assert_usage_error(
+        &["sim", "--isoefficiency", "--efficiency", "1.5"],
+        &["between 0 and 1"],
+    );
+    // A good one runs: a tree cut at depth 2, idle processors polling.
+    let o = suite(&[
+        "sim",
+        "--policy",
+        "rp",
+        "--procs",
+        "1,4",
+        "--workload",
+        "fib:16:2",
+        "--idle",
+        "poll",
+        "--cutoff-depth",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["idle"], "poll");
+    assert_eq!(doc["cutoff_depth"], 2);
+    let rows = doc["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        rows[0]["time"], rows[0]["work"],
+        "one processor does all the work"
+    );
+}
+
+#[test]
 fn help_lists_the_commands() {
     let o = suite(&["--help"]);
     assert!(o.status.success());
