@@ -420,6 +420,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// The allocating phase for a new task at `p`.
     fn spawn(&mut self, p: usize, task: Task<T::Node>, now: f64) {
         let target = match self.policy {
+            // Below the cut-off a task stays where it was made.
+            _ if task.depth > self.cutoff_depth => None,
             Policy::RandomAlloc => {
                 let m = self.victims[p].random_worker(self.procs.len());
                 (m != p).then_some(m)
@@ -481,7 +483,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             _ => None,
         };
         let Some(to) = target else { return };
-        if let Some(task) = self.procs[p].deque.pop_front() {
+        let cutoff = self.cutoff_depth;
+        if let Some(task) = self.procs[p].deque.pop_front_if(|t| t.depth <= cutoff) {
             if (task.hops as usize) < self.graph.diameter()
                 || !matches!(self.policy, Policy::Acwn { .. })
             {

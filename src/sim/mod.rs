@@ -68,10 +68,11 @@ pub struct SimConfig {
     pub seed: u64,
     /// What an idle receiver-initiated processor does when it sees nothing to take.
     pub idle: Idle,
-    /// Tree workloads: a busy processor gives away only tasks at most this deep in the tree
-    /// (the root is depth 0), as the papers' tree searches split their stacks only above a
-    /// cut-off depth; a request that finds nothing that shallow is rejected. `None`: any task
-    /// may go. Divisible work rejects it (its cut-off is the grain).
+    /// Tree workloads: only tasks at most this deep in the tree (the root is depth 0) ever
+    /// leave the processor that made them, as the papers' tree searches split their stacks only
+    /// above a cut-off depth. A request that finds nothing that shallow is rejected, and
+    /// sender-initiated policies keep deeper tasks where they were made. `None`: any task may
+    /// go. Divisible work rejects it (its cut-off is the grain).
     pub cutoff_depth: Option<u32>,
 }
 

@@ -90,6 +90,16 @@ fn cutoff_depth_limits_what_is_given_away() {
     assert!(shallow.transfers > 0 && shallow.transfers < free.transfers);
     assert!(shallow.requests - shallow.requests_ok > free.requests - free.requests_ok);
     assert!(shallow.efficiency < free.efficiency);
+    // Sender-initiated policies place nothing below the cut-off either.
+    for p in ["acwn", "random-alloc", "gradient"] {
+        let mut c = cfg(p, Topology::Hypercube, 16, "fib:22:2");
+        c.cutoff_depth = Some(0);
+        let r = simulate(&c).unwrap();
+        assert_eq!((r.transfers, r.time), (0, r.work), "{p}");
+        c.cutoff_depth = Some(4);
+        let r = simulate(&c).unwrap();
+        assert!(r.transfers > 0 && r.efficiency > 1.0 / 16.0, "{p}: {r:?}");
+    }
 }
 
 #[test]
