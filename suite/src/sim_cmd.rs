@@ -19,6 +19,9 @@ use crate::workloads::uts::{self, Node, UtsTree};
 /// Flags of `hypersteal-suite sim`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SimArgs {
+    /// `isoefficiency`: the same as `--isoefficiency`.
+    #[arg(value_name = "MODE")]
+    pub mode: Option<SimMode>,
     /// Policies, comma separated (`rp,grr-m`), or `all`.
     #[arg(long, default_value = "rp,grr,grr-m")]
     pub policy: String,
@@ -89,6 +92,21 @@ pub struct SimArgs {
     /// Split fraction range `A-B` of the divisible work `--isoefficiency` grows (default 0.5-0.5).
     #[arg(long, default_value = "0.5-0.5")]
     pub alpha: String,
+}
+
+/// What `sim` computes besides the default table of runs.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimMode {
+    /// The problem size that holds an efficiency as P grows (seed 002 Table 1).
+    Isoefficiency,
+}
+
+impl SimArgs {
+    /// Whether the isoefficiency search was asked for (`sim isoefficiency` or
+    /// `sim --isoefficiency`).
+    pub fn iso(&self) -> bool {
+        self.isoefficiency || self.mode == Some(SimMode::Isoefficiency)
+    }
 }
 
 /// A UTS sample tree as a simulator task tree: every node costs one unit of work.
@@ -215,7 +233,7 @@ pub fn check(args: &SimArgs) -> Result<(), String> {
     })?;
     policies(&args.policy)?;
     idle_mode(&args.idle)?;
-    if args.isoefficiency {
+    if args.iso() {
         if args.cutoff_depth.is_some() {
             return Err("--cutoff-depth: the isoefficiency search grows divisible work, which has no tree to cut".into());
         }
@@ -257,7 +275,7 @@ pub fn run(args: &SimArgs) -> Result<(), String> {
         x.parse::<Topology>().map_err(|e| e.to_string())
     })?;
     let policies = policies(&args.policy)?;
-    if args.isoefficiency {
+    if args.iso() {
         return run_iso(args, &policies, &topologies, &procs);
     }
     let uts_tree = match args.workload.to_ascii_lowercase().strip_prefix("uts:") {

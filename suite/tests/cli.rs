@@ -88,6 +88,11 @@ fn bad_sim_flags_exit_2_before_anything_runs() {
         &["sim", "--isoefficiency", "--efficiency", "1.5"],
         &["between 0 and 1"],
     );
+    assert_usage_error(
+        &["sim", "isoefficiency", "--cutoff-depth", "3"],
+        &["divisible work"],
+    );
+    assert_usage_error(&["sim", "isofoo"], &["isoefficiency"]);
     // A good one runs: a tree cut at depth 2, idle processors polling.
     let o = suite(&[
         "sim",
