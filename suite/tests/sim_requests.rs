@@ -42,7 +42,7 @@ fn rp_requests_grow_like_p_log_p_and_grr_m_like_p() {
             .map(|&s| requests(Policy::RandomPolling, p, s))
             .sum::<u64>()
     };
-    let grr_m = |p| requests(Policy::GrrCombining { window: 0 }, p, 1);
+    let grr_m = |p| requests("grr-m".parse().unwrap(), p, 1);
     let (rp_64, rp_1024) = (rp(64), rp(1024));
     let (m_64, m_1024) = (grr_m(64), grr_m(1024));
     let rp_growth = rp_1024 as f64 / rp_64 as f64;
