@@ -210,9 +210,21 @@ pub fn iso_json(r: &IsoResult) -> Value {
     })
 }
 
-/// Checks every flag of `sim` before anything runs: the command line exits with status 2 and
-/// this message when one is bad (the same as clap's own usage errors).
-pub fn check(args: &SimArgs) -> Result<(), String> {
+/// The flags of `sim`, parsed and checked.
+struct Plan {
+    procs: Vec<usize>,
+    topologies: Vec<Topology>,
+    policies: Vec<Policy>,
+    idle: Idle,
+    /// The UTS tree of `--workload uts:NAME`.
+    uts_tree: Option<&'static UtsTree>,
+    /// The built-in workload (a placeholder when `uts_tree` is set or for isoefficiency).
+    workload: Workload,
+    /// The split fraction range of the isoefficiency search.
+    alpha: (f64, f64),
+}
+
+fn plan(args: &SimArgs) -> Result<Plan, String> {
     if !matches!(args.format.as_str(), "table" | "json") {
         return Err(format!("--format {}: expected table or json", args.format));
     }
@@ -228,11 +240,18 @@ pub fn check(args: &SimArgs) -> Result<(), String> {
             hypersteal::MAX_WORKERS
         ));
     }
-    list(&args.topology, "topology", |x| {
+    let topologies = list(&args.topology, "topology", |x| {
         x.parse::<Topology>().map_err(|e| e.to_string())
     })?;
-    policies(&args.policy)?;
-    idle_mode(&args.idle)?;
+    let mut plan = Plan {
+        procs,
+        topologies,
+        policies: policies(&args.policy)?,
+        idle: idle_mode(&args.idle)?,
+        uts_tree: None,
+        workload: Workload::Split(SplitWork::halving(1.0)),
+        alpha: (0.5, 0.5),
+    };
     if args.iso() {
         if args.cutoff_depth.is_some() {
             return Err("--cutoff-depth: the isoefficiency search grows divisible work, which has no tree to cut".into());
@@ -243,51 +262,50 @@ pub fn check(args: &SimArgs) -> Result<(), String> {
                 args.efficiency
             ));
         }
-        cost_model(args, None)?.validate()?;
-        return Ok(());
-    }
-    let tree = match args.workload.to_ascii_lowercase().strip_prefix("uts:") {
-        Some(name) => {
-            uts::tree(name).ok_or_else(|| no_uts_tree(name))?;
-            true
+        plan.alpha = args
+            .alpha
+            .split_once('-')
+            .and_then(|(a, b)| Some((a.parse::<f64>().ok()?, b.parse::<f64>().ok()?)))
+            .filter(|&(a, b)| 0.0 < a && a <= b && b < 1.0)
+            .ok_or_else(|| format!("--alpha {}: expected A-B with 0 < A <= B < 1", args.alpha))?;
+    } else {
+        match args.workload.to_ascii_lowercase().strip_prefix("uts:") {
+            Some(name) => plan.uts_tree = Some(uts::tree(name).ok_or_else(|| no_uts_tree(name))?),
+            None => plan.workload = args.workload.parse()?,
         }
-        None => args.workload.parse::<Workload>()?.is_tree(),
-    };
-    if args.cutoff_depth.is_some() && !tree {
-        return Err(format!(
-            "--cutoff-depth needs a tree workload, not {} (divisible work's cut-off is its grain)",
-            args.workload
-        ));
+        if args.cutoff_depth.is_some() && plan.uts_tree.is_none() && !plan.workload.is_tree() {
+            return Err(format!(
+                "--cutoff-depth needs a tree workload, not {} (divisible work's cut-off is its grain)",
+                args.workload
+            ));
+        }
     }
-    cost_model(args, None)?.validate()?;
-    Ok(())
+    cost_model(args, Some(&plan.workload))?.validate()?;
+    Ok(plan)
+}
+
+/// Checks every flag of `sim` before anything runs: the command line exits with status 2 and
+/// this message when one is bad (the same as clap's own usage errors).
+pub fn check(args: &SimArgs) -> Result<(), String> {
+    plan(args).map(|_| ())
 }
 
 /// Runs `hypersteal-suite sim`.
 pub fn run(args: &SimArgs) -> Result<(), String> {
-    if !matches!(args.format.as_str(), "table" | "json") {
-        return Err(format!("--format {}: expected table or json", args.format));
-    }
-    let procs = list(&args.procs, "procs", |x| {
-        x.parse::<usize>().map_err(|e| e.to_string())
-    })?;
-    let topologies = list(&args.topology, "topology", |x| {
-        x.parse::<Topology>().map_err(|e| e.to_string())
-    })?;
-    let policies = policies(&args.policy)?;
+    let plan = plan(args)?;
     if args.iso() {
-        return run_iso(args, &policies, &topologies, &procs);
+        return run_iso(args, &plan);
     }
-    let uts_tree = match args.workload.to_ascii_lowercase().strip_prefix("uts:") {
-        Some(name) => Some(uts::tree(name).ok_or_else(|| no_uts_tree(name))?),
-        None => None,
-    };
-    let workload: Workload = match uts_tree {
-        Some(_) => Workload::Split(SplitWork::halving(1.0)),
-        None => args.workload.parse()?,
-    };
+    let Plan {
+        procs,
+        topologies,
+        policies,
+        idle,
+        uts_tree,
+        workload,
+        ..
+    } = plan;
     let cost = cost_model(args, Some(&workload))?;
-    let idle = idle_mode(&args.idle)?;
     let mut results = Vec::new();
     for &topology in &topologies {
         for &policy in &policies {
@@ -370,22 +388,13 @@ fn cost_json(c: &CostModel) -> Value {
     })
 }
 
-fn run_iso(
-    args: &SimArgs,
-    policies: &[Policy],
-    topologies: &[Topology],
-    procs: &[usize],
-) -> Result<(), String> {
-    let (lo, hi) = args
-        .alpha
-        .split_once('-')
-        .and_then(|(a, b)| Some((a.parse::<f64>().ok()?, b.parse::<f64>().ok()?)))
-        .ok_or_else(|| format!("--alpha {}: expected A-B", args.alpha))?;
+fn run_iso(args: &SimArgs, plan: &Plan) -> Result<(), String> {
+    let (lo, hi) = plan.alpha;
     let cost = cost_model(args, None)?;
-    let procs: Vec<usize> = procs.iter().copied().filter(|&p| p >= 2).collect();
+    let procs: Vec<usize> = plan.procs.iter().copied().filter(|&p| p >= 2).collect();
     let mut results = Vec::new();
-    for &topology in topologies {
-        for &policy in policies.iter().filter(|p| !p.is_sender_initiated()) {
+    for &topology in &plan.topologies {
+        for &policy in plan.policies.iter().filter(|p| !p.is_sender_initiated()) {
             let mut cfg = IsoConfig::new(policy, Architecture::of(topology), procs.clone());
             if cost.t_bus > 0.0 && topology == Topology::Complete {
                 cfg.arch = Architecture::Workstations;
@@ -393,7 +402,7 @@ fn run_iso(
             cfg.efficiency = args.efficiency;
             cfg.cost = cost;
             cfg.seed = args.seed;
-            cfg.idle = idle_mode(&args.idle)?;
+            cfg.idle = plan.idle;
             cfg.steps = args.steps;
             cfg.split = SplitWork {
                 alpha_min: lo,
