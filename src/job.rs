@@ -290,7 +290,14 @@ impl Ticket {
 
     /// Claims the right to run the job; true for exactly one caller.
     pub(crate) fn claim(&self) -> bool {
-        !self.claimed.load(Ordering::Relaxed) && !self.claimed.swap(true, Ordering::AcqRel)
+        // The test-only broken variant (docs/loom.md) checks and sets in two steps.
+        #[cfg(all(loom, feature = "loom-broken-ticket"))]
+        return !self.claimed.load(Ordering::Acquire) && {
+            self.claimed.store(true, Ordering::Release);
+            true
+        };
+        #[cfg(not(all(loom, feature = "loom-broken-ticket")))]
+        return !self.claimed.load(Ordering::Relaxed) && !self.claimed.swap(true, Ordering::AcqRel);
     }
 
     /// Whether the task behind a ticket `JobRef` was already claimed.
@@ -335,3 +342,6 @@ impl Job for Ticket {
         }
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_tests;
