@@ -83,24 +83,42 @@ pub struct TreeNode {
 
 impl TreeNode {
     /// The complete tree with `depth` levels, heap-indexed values.
+    ///
+    /// The nodes are allocated level by level, left to right (breadth-first), so that the
+    /// layout favours neither traversal order. A recursive build allocates post-order (both
+    /// subtrees before their parent): a walk that takes the right subtree first then streams
+    /// down through memory while one that takes the left subtree first jumps about, so the time
+    /// measured the order in which a runtime runs `join`'s two halves rather than its
+    /// scheduling. (With that layout, on the 2-core development machine, depth 20: chili, which
+    /// runs the second half first, forked at every node on one thread in 4.6 ms, while the plain
+    /// left-first sum took 11.8 ms. Breadth-first: 4.2 ms and 2.2 ms.)
     pub fn complete(depth: u32) -> Box<TreeNode> {
-        fn build(index: u64, levels: u32) -> Box<TreeNode> {
-            let (left, right) = if levels > 1 {
-                (
-                    Some(build(2 * index, levels - 1)),
-                    Some(build(2 * index + 1, levels - 1)),
-                )
-            } else {
-                (None, None)
-            };
-            Box::new(TreeNode {
-                value: index,
-                left,
-                right,
-            })
-        }
         assert!(depth >= 1, "tree-sum: depth must be at least 1");
-        build(1, depth)
+        let node = |value| {
+            Box::new(TreeNode {
+                value,
+                left: None,
+                right: None,
+            })
+        };
+        // Allocate every level in order (moving a `Box` later does not move its node).
+        let mut levels: Vec<Vec<Box<TreeNode>>> = (0..depth)
+            .map(|l| ((1u64 << l)..(1u64 << (l + 1))).map(node).collect())
+            .collect();
+        // Link bottom-up: node `k` of a level takes nodes `2k` and `2k + 1` of the next.
+        while levels.len() > 1 {
+            let children = levels.pop().expect("more than one level");
+            let parents = levels.last_mut().expect("more than one level");
+            let mut children = children.into_iter();
+            for parent in parents.iter_mut() {
+                parent.left = children.next();
+                parent.right = children.next();
+            }
+        }
+        levels
+            .pop()
+            .and_then(|mut root| root.pop())
+            .expect("a root")
     }
 }
 
@@ -166,6 +184,27 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn children_of_i_are_2i_and_2i_plus_1() {
+        fn walk(n: &TreeNode, levels: u32) -> u64 {
+            match (&n.left, &n.right) {
+                (Some(l), Some(r)) => {
+                    assert_eq!((l.value, r.value), (2 * n.value, 2 * n.value + 1));
+                    1 + walk(l, levels - 1) + walk(r, levels - 1)
+                }
+                (None, None) => {
+                    assert_eq!(levels, 1, "leaves are all on the last level");
+                    1
+                }
+                _ => panic!("node {} has one child", n.value),
+            }
+        }
+        let t = TreeNode::complete(10);
+        assert_eq!(t.value, 1);
+        assert_eq!(walk(&t, 10), (1 << 10) - 1);
+        assert_eq!(walk(&TreeNode::complete(1), 1), 1);
     }
 
     #[test]
