@@ -377,12 +377,17 @@ fn progress_bar(len: usize) -> ProgressBar {
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    if let Some(Command::Sim(args)) = &cli.command {
-        if let Err(e) = crate::sim_cmd::check(args) {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    }
+    // `sim` checks its flags itself: a bad one is a usage error too (exit 2).
+    let sim_plan = match &cli.command {
+        Some(Command::Sim(args)) => match crate::sim_cmd::plan(args) {
+            Ok(plan) => Some(plan),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        },
+        _ => None,
+    };
     let result = on_big_stack(|| match cli.command {
         None => quick(&QuickArgs::default_quick()),
         Some(Command::Quick(args)) => quick(&args),
@@ -390,7 +395,9 @@ pub fn main() -> i32 {
         Some(Command::Overhead(args)) => overhead(&args),
         Some(Command::Report(args)) => rebuild(&args),
         Some(Command::Topology(args)) => topology(&args),
-        Some(Command::Sim(args)) => crate::sim_cmd::run(&args),
+        Some(Command::Sim(args)) => {
+            crate::sim_cmd::run(&args, sim_plan.expect("`sim` was planned above"))
+        }
     });
     match result {
         Ok(()) => 0,

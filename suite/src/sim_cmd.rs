@@ -148,11 +148,11 @@ fn policies(s: &str) -> Result<Vec<Policy>, String> {
 }
 
 /// The cost model the flags describe.
-fn cost_model(a: &SimArgs, workload: Option<&Workload>) -> Result<CostModel, String> {
+fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
     let mut c = match a.cost.as_str() {
         "default" => CostModel::default(),
         "free" => CostModel::free(),
-        "ipsc2" => CostModel::ipsc2(workload.unwrap_or(&Workload::Split(SplitWork::halving(1.0)))),
+        "ipsc2" => CostModel::ipsc2(workload),
         other => return Err(format!("--cost {other}: expected default, free or ipsc2")),
     };
     let set = |field: &mut f64, v: Option<f64>| {
@@ -210,8 +210,8 @@ pub fn iso_json(r: &IsoResult) -> Value {
     })
 }
 
-/// The flags of `sim`, parsed and checked.
-struct Plan {
+/// The flags of `sim`, parsed and checked ([`plan`]), ready to [`run`].
+pub struct Plan {
     procs: Vec<usize>,
     topologies: Vec<Topology>,
     policies: Vec<Policy>,
@@ -222,9 +222,13 @@ struct Plan {
     workload: Workload,
     /// The split fraction range of the isoefficiency search.
     alpha: (f64, f64),
+    /// The machine's costs.
+    cost: CostModel,
 }
 
-fn plan(args: &SimArgs) -> Result<Plan, String> {
+/// Parses and checks every flag of `sim` before anything runs; the command line exits with
+/// status 2 and this message when one is bad (the same as clap's own usage errors).
+pub fn plan(args: &SimArgs) -> Result<Plan, String> {
     if !matches!(args.format.as_str(), "table" | "json") {
         return Err(format!("--format {}: expected table or json", args.format));
     }
@@ -251,6 +255,7 @@ fn plan(args: &SimArgs) -> Result<Plan, String> {
         uts_tree: None,
         workload: Workload::Split(SplitWork::halving(1.0)),
         alpha: (0.5, 0.5),
+        cost: CostModel::default(),
     };
     if args.iso() {
         if args.cutoff_depth.is_some() {
@@ -280,19 +285,13 @@ fn plan(args: &SimArgs) -> Result<Plan, String> {
             ));
         }
     }
-    cost_model(args, Some(&plan.workload))?.validate()?;
+    plan.cost = cost_model(args, &plan.workload)?;
+    plan.cost.validate()?;
     Ok(plan)
 }
 
-/// Checks every flag of `sim` before anything runs: the command line exits with status 2 and
-/// this message when one is bad (the same as clap's own usage errors).
-pub fn check(args: &SimArgs) -> Result<(), String> {
-    plan(args).map(|_| ())
-}
-
-/// Runs `hypersteal-suite sim`.
-pub fn run(args: &SimArgs) -> Result<(), String> {
-    let plan = plan(args)?;
+/// Runs `hypersteal-suite sim` as `plan` (made from the same `args`) says.
+pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
     if args.iso() {
         return run_iso(args, &plan);
     }
@@ -303,9 +302,9 @@ pub fn run(args: &SimArgs) -> Result<(), String> {
         idle,
         uts_tree,
         workload,
+        cost,
         ..
     } = plan;
-    let cost = cost_model(args, Some(&workload))?;
     let mut results = Vec::new();
     for &topology in &topologies {
         for &policy in &policies {
@@ -390,7 +389,7 @@ fn cost_json(c: &CostModel) -> Value {
 
 fn run_iso(args: &SimArgs, plan: &Plan) -> Result<(), String> {
     let (lo, hi) = plan.alpha;
-    let cost = cost_model(args, None)?;
+    let cost = plan.cost;
     let procs: Vec<usize> = plan.procs.iter().copied().filter(|&p| p >= 2).collect();
     let mut results = Vec::new();
     for &topology in &plan.topologies {
