@@ -1,6 +1,6 @@
 //! [`ThreadPoolBuilder`], [`BuildError`], the environment variables, and the global pool.
 
-use crate::policy::{ParsePolicyError, Policy};
+use crate::policy::{ParsePolicyError, Policy, PolicyError};
 use crate::pool::ThreadPool;
 use crate::registry::Registry;
 use crate::topology::{ParseTopologyError, Topology, TopologyError, MAX_WORKERS};
@@ -45,10 +45,27 @@ pub enum BuildError {
     },
     /// The worker speeds given to [`ThreadPoolBuilder::worker_speeds`] are unusable.
     WorkerSpeeds(String),
+    /// The policy has a parameter out of range (see [`Policy::validate`]).
+    Policy(PolicyError),
+    /// The [`ThreadPoolBuilder::thread_name`] closure panicked or gave an unusable name.
+    ThreadName {
+        /// The worker whose name failed.
+        index: usize,
+        /// What went wrong.
+        reason: String,
+    },
     /// [`ThreadPoolBuilder::build_global`] was called after the global pool already existed.
     GlobalPoolAlreadyInitialized,
-    /// The operating system refused to start a worker thread.
-    ThreadSpawn(String),
+    /// The operating system refused to start a worker thread (no thread of the pool is left
+    /// running).
+    ThreadSpawn {
+        /// The worker that could not start.
+        index: usize,
+        /// The stack size asked for with [`ThreadPoolBuilder::stack_size`], if any.
+        stack_size: Option<usize>,
+        /// The operating system's error.
+        error: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -66,10 +83,26 @@ impl fmt::Display for BuildError {
                 )
             }
             BuildError::WorkerSpeeds(msg) => write!(f, "invalid worker speeds: {msg}"),
+            BuildError::Policy(e) => e.fmt(f),
+            BuildError::ThreadName { index, reason } => {
+                write!(f, "thread_name for worker {index}: {reason}")
+            }
             BuildError::GlobalPoolAlreadyInitialized => {
                 f.write_str("the global thread pool has already been initialized")
             }
-            BuildError::ThreadSpawn(e) => write!(f, "could not start a worker thread: {e}"),
+            BuildError::ThreadSpawn {
+                index,
+                stack_size: Some(size),
+                error,
+            } => write!(
+                f,
+                "could not start worker thread {index} with stack_size = {size} bytes: {error}"
+            ),
+            BuildError::ThreadSpawn {
+                index,
+                stack_size: None,
+                error,
+            } => write!(f, "could not start worker thread {index}: {error}"),
         }
     }
 }
@@ -131,7 +164,8 @@ pub(crate) struct Config {
     pub(crate) topology: Topology,
     pub(crate) policy: Policy,
     pub(crate) pin: bool,
-    pub(crate) thread_name: Option<ThreadName>,
+    /// One name per worker, checked.
+    pub(crate) thread_names: Vec<String>,
     pub(crate) stack_size: Option<usize>,
     pub(crate) panic_handler: Option<PanicHandler>,
     pub(crate) speeds: Option<Vec<f64>>,
@@ -190,14 +224,18 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Whether to pin each worker to a core (default: true). With more workers than cores, they
-    /// are pinned round robin.
+    /// Whether to pin each worker to a core (default: true). Cores are handed out process-wide:
+    /// while free cores exist, live pools do not share one; with more workers than free cores,
+    /// each worker takes the least-used core, so they spread evenly. A pool gives its cores back
+    /// when its threads are gone (`docs/design.md`, "Pinning").
     pub fn pin_threads(mut self, pin: bool) -> Self {
         self.pin = Some(pin);
         self
     }
 
-    /// Names worker threads: `f(index)` (default: `hypersteal-{index}`).
+    /// Names worker threads: `f(index)` (default: `hypersteal-{index}`). The names are made
+    /// before any thread starts; a name with a NUL byte, or a panic in `f`, is a
+    /// [`BuildError::ThreadName`].
     pub fn thread_name<F>(mut self, f: F) -> Self
     where
         F: FnMut(usize) -> String + 'static,
@@ -212,8 +250,11 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Receives the panic of every task started with `spawn` (default: print it to stderr and
-    /// keep running). Panics in `join`, `scope` and `install` go to their callers instead.
+    /// Receives the panic payload of every task started with `spawn`. Without a handler the
+    /// payload is dropped (the panic hook has already reported the panic, and
+    /// [`crate::WorkerStats::panics`] counts it); either way the worker keeps running. A handler
+    /// that panics in turn is caught the same way. Panics in `join`, `scope` and `install` go
+    /// to their callers instead.
     pub fn panic_handler<H>(mut self, handler: H) -> Self
     where
         H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
@@ -235,13 +276,17 @@ impl ThreadPoolBuilder {
         self
     }
 
-    fn resolve(self) -> Result<Config, BuildError> {
+    /// Checks every setting (builder calls first, then the environment) and resolves the
+    /// defaults: the one place a pool's configuration is validated.
+    fn resolve(mut self) -> Result<Config, BuildError> {
         let num_threads = match self.num_threads {
             Some(n) => n,
             None => env_value(ENV_NUM_THREADS, |s| {
-                s.trim().parse::<usize>().map_err(|_| {
-                    format!("expected a number of workers, 0 (one per core) to {MAX_WORKERS}")
-                })
+                let allowed = || format!("expected 0 (one per core) to {MAX_WORKERS} workers");
+                match s.trim().parse::<usize>() {
+                    Ok(n) if n <= MAX_WORKERS => Ok(n),
+                    _ => Err(allowed()),
+                }
             })?
             .unwrap_or(0),
         };
@@ -273,6 +318,7 @@ impl ThreadPoolBuilder {
             })?
             .unwrap_or_default(),
         };
+        policy.validate().map_err(BuildError::Policy)?;
         let pin = match self.pin {
             Some(p) => p,
             None => env_value(ENV_PIN, parse_bool)?.unwrap_or(true),
@@ -294,12 +340,13 @@ impl ThreadPoolBuilder {
                 )));
             }
         }
+        let thread_names = thread_names(num_threads, self.thread_name.take())?;
         Ok(Config {
             num_threads,
             topology,
             policy,
             pin,
-            thread_name: self.thread_name,
+            thread_names,
             stack_size: self.stack_size,
             panic_handler: self.panic_handler,
             speeds: self.speeds,
@@ -329,6 +376,34 @@ impl ThreadPoolBuilder {
             .set(registry)
             .map_err(|_| BuildError::GlobalPoolAlreadyInitialized)
     }
+}
+
+/// Every worker's name, made before any thread starts so a failure leaves nothing behind.
+fn thread_names(n: usize, f: Option<ThreadName>) -> Result<Vec<String>, BuildError> {
+    let Some(mut f) = f else {
+        return Ok((0..n).map(|i| format!("hypersteal-{i}")).collect());
+    };
+    (0..n)
+        .map(|index| {
+            let name = crate::unwind::halt_unwinding(|| f(index)).map_err(|payload| {
+                let reason = format!(
+                    "the closure panicked: {}",
+                    crate::unwind::payload_message(&payload)
+                );
+                crate::unwind::drop_payload(payload);
+                BuildError::ThreadName { index, reason }
+            })?;
+            if name.contains('\0') {
+                return Err(BuildError::ThreadName {
+                    index,
+                    reason: format!(
+                        "the name {name:?} contains a NUL byte, which no thread name may"
+                    ),
+                });
+            }
+            Ok(name)
+        })
+        .collect()
 }
 
 static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();

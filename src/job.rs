@@ -189,6 +189,24 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
         func.expect("job run twice")(stolen)
     }
 
+    /// Drops the result, once the latch is set, without letting a destructor unwind (used
+    /// while another panic is on its way to the caller).
+    pub(crate) fn discard_result(self) {
+        let result = self.result.with_mut(|r| {
+            // SAFETY: as in `into_result`.
+            unsafe { mem::replace(&mut *r, JobResult::None) }
+        });
+        match result {
+            JobResult::Panic(payload) => unwind::drop_payload(payload),
+            JobResult::Ok(value) => {
+                if let Err(payload) = unwind::halt_unwinding(move || drop(value)) {
+                    unwind::drop_payload(payload);
+                }
+            }
+            JobResult::None => {}
+        }
+    }
+
     /// The result, once the latch is set.
     pub(crate) fn into_result(self) -> R {
         self.result

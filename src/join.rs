@@ -1,8 +1,8 @@
 //! `join`: run two closures, potentially in parallel.
 
-use crate::job::StackJob;
+use crate::job::{StackJob, Ticket};
 use crate::latch::{Probe, SpinLatch};
-use crate::registry::{in_worker, WorkerThread};
+use crate::registry::{in_worker, Reclaim, WorkerThread};
 use crate::unwind;
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
@@ -60,6 +60,7 @@ where
         Err(payload) => {
             // `b` may borrow what `a` borrowed: let it finish (here or elsewhere) first.
             worker.wait_until(&job_b.latch);
+            job_b.discard_result();
             unwind::resume_unwinding(payload)
         }
     };
@@ -102,7 +103,7 @@ where
     // SAFETY: `job_b` lives on this stack until its latch is set: both paths below wait for it
     // (the ticket makes sure exactly one thread runs it).
     let ticket = worker.push_ticket(unsafe { job_b.as_job_ref(worker.index as u32) });
-    let reclaim = |w: &WorkerThread| w.reclaim(&ticket);
+    let reclaim = JoinTicket(&ticket);
     match unwind::halt_unwinding(a) {
         Ok(result_a) => {
             worker.wait_reclaiming(&job_b.latch, &reclaim);
@@ -111,8 +112,24 @@ where
         Err(payload) => {
             // `b` may borrow what `a` borrowed: let it finish (here or elsewhere) first.
             worker.wait_reclaiming(&job_b.latch, &reclaim);
+            job_b.discard_result();
             unwind::resume_unwinding(payload)
         }
+    }
+}
+
+/// A `join`'s `b`, which its waiter may take back while nobody has started it.
+struct JoinTicket<'a>(&'a Ticket);
+
+impl Reclaim for JoinTicket<'_> {
+    fn reclaim(&self, worker: &WorkerThread) -> bool {
+        worker.reclaim(self.0)
+    }
+
+    fn may_reclaim(&self) -> bool {
+        // Once another worker claimed `b`, nothing is left to take back: the wait ends with
+        // `b`'s latch, and setting it wakes the waiter.
+        false
     }
 }
 

@@ -182,6 +182,11 @@ impl CountLatch {
         &self.registry
     }
 
+    /// The worker that waits for this latch.
+    pub(crate) fn owner(&self) -> usize {
+        self.owner
+    }
+
     /// Counts one job done; sets the latch on the last one.
     ///
     /// # Safety

@@ -56,6 +56,7 @@ pub mod iter;
 mod job;
 mod join;
 mod latch;
+mod pinning;
 mod policy;
 mod pool;
 pub mod prelude;
@@ -74,7 +75,7 @@ pub use builder::{
     BuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN, ENV_POLICY, ENV_TOPOLOGY,
 };
 pub use join::join;
-pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy};
+pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy, PolicyError};
 pub use pool::ThreadPool;
 pub use scope::{scope, Scope};
 pub use spawn::spawn;

@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 /// A pool of worker threads, built by [`crate::ThreadPoolBuilder`].
 ///
-/// Dropping the pool lets the workers finish every task already queued (including tasks started
-/// with [`ThreadPool::spawn`]), then ends and joins their threads: no worker outlives the pool.
-/// (Dropped from inside one of its own tasks, the pool cannot wait for itself: its workers then
-/// exit on their own once the work is done.)
+/// Dropping the pool does not block (as in rayon): the pool stops, its workers finish every task
+/// already queued or running (including tasks started with [`ThreadPool::spawn`] and whatever
+/// those spawn in turn), then their threads exit on their own. Nothing queued is lost. To wait
+/// until that has happened, call [`ThreadPool::shutdown`] instead of dropping.
 ///
 /// ```
 /// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
@@ -131,17 +131,56 @@ impl ThreadPool {
     }
 }
 
-impl Drop for ThreadPool {
-    fn drop(&mut self) {
+impl ThreadPool {
+    /// Stops the pool and blocks until its workers have finished every queued task and their
+    /// threads have exited (dropping the pool stops it without waiting). When this returns, the
+    /// pool's threads are gone and the cores they were pinned to are free for other pools.
+    ///
+    /// Waiting is the caller's choice, with a caller's risk: a queued task that waits for
+    /// something only the caller would do after this returns (a message, a lock it holds, a
+    /// task of a pool whose only worker is the caller) waits forever, and so does this call.
+    ///
+    /// # Panics
+    ///
+    /// When called from one of this pool's own workers, which would wait for itself. The pool
+    /// still stops, as if dropped.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let done = Arc::new(AtomicUsize::new(0));
+    /// for _ in 0..10 {
+    ///     let done = Arc::clone(&done);
+    ///     pool.spawn(move || {
+    ///         done.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// }
+    /// pool.shutdown();
+    /// assert_eq!(done.load(Ordering::Relaxed), 10);
+    /// ```
+    pub fn shutdown(mut self) {
+        assert!(
+            self.current_thread_index().is_none(),
+            "hypersteal: ThreadPool::shutdown called from one of the pool's own workers, \
+             which cannot wait for themselves; drop the pool instead"
+        );
         self.registry.terminate();
-        if self.current_thread_index().is_some() {
-            // Joining would wait for the very task that is dropping us.
-            return;
-        }
         for handle in self.threads.drain(..) {
-            // Workers never unwind (every task's panic is caught), so join cannot fail.
+            // A worker's thread cannot unwind: every task's panic is caught, and an unwind that
+            // escaped the runtime would have aborted the process.
             let _ = handle.join();
         }
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        // Not blocking: a task still queued may need the very thread that drops the pool (a
+        // task of another pool whose worker is dropping us, a message sent after the drop).
+        // The workers exit on their own once nothing is outstanding; dropping the handles
+        // detaches their threads.
+        self.registry.terminate();
     }
 }
 

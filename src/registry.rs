@@ -13,6 +13,7 @@
 use crate::builder::{BuildError, Config, PanicHandler};
 use crate::job::{JobRef, StackJob, Ticket, EXTERNAL};
 use crate::latch::{LockLatch, Probe, SpinLatch};
+use crate::pinning::Cores;
 use crate::policy::receiver::{LoadView, Shared, Victims};
 use crate::policy::sender;
 use crate::policy::{Policy, Reach};
@@ -75,7 +76,8 @@ pub(crate) struct Registry {
     start: Instant,
     baseline: Mutex<PoolStats>,
     speeds: Vec<f64>,
-    cores: Vec<Option<usize>>,
+    /// The cores the workers are pinned to, given back when the registry goes.
+    cores: Cores,
     seed: u64,
 }
 
@@ -105,7 +107,7 @@ impl Registry {
                 stats: Arc::new(CachePadded::new(Counters::default())),
             })
             .collect();
-        let cores = placement(n, config.pin);
+        let cores = Cores::take(n, config.pin);
         let registry = Arc::new(Registry {
             workers,
             injector: Injector::new(),
@@ -130,11 +132,8 @@ impl Registry {
             seed: config.seed,
         });
         let mut handles = Vec::with_capacity(n);
-        for (index, deque) in deques.into_iter().enumerate() {
-            let name = match config.thread_name.as_mut() {
-                Some(f) => f(index),
-                None => format!("hypersteal-{index}"),
-            };
+        let names = std::mem::take(&mut config.thread_names);
+        for ((index, deque), name) in deques.into_iter().enumerate().zip(names) {
             let reg = Arc::clone(&registry);
             let spawned = thread::spawn_named(name, config.stack_size, move || {
                 main_loop(deque, index, reg);
@@ -142,11 +141,17 @@ impl Registry {
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(e) => {
+                    // The workers already started exit at once (nothing is outstanding); wait
+                    // for them, so a failed build leaves no thread behind.
                     registry.terminate();
                     for h in handles {
                         let _ = h.join();
                     }
-                    return Err(BuildError::ThreadSpawn(e.to_string()));
+                    return Err(BuildError::ThreadSpawn {
+                        index,
+                        stack_size: config.stack_size,
+                        error: e.to_string(),
+                    });
                 }
             }
         }
@@ -164,7 +169,7 @@ impl Registry {
 
     /// The core worker `index` is pinned to, if pinned.
     pub(crate) fn core_of(&self, index: usize) -> Option<usize> {
-        self.cores.get(index).copied().flatten()
+        self.cores.of(index)
     }
 
     /// Asks every worker to finish the queued work and exit.
@@ -311,21 +316,23 @@ impl Registry {
         self.push_or_inject(false, |origin| unsafe { job.into_job_ref(origin) });
     }
 
+    /// A `'static` spawn panicked (on the current worker): count it and hand the payload to the
+    /// panic handler, or drop it. The library prints nothing: the panic hook already reported
+    /// the panic where it happened. Nothing here unwinds, whatever the handler or the payload
+    /// does, so the worker goes on.
     fn handle_panic(&self, payload: Box<dyn Any + Send>) {
+        let worker = WorkerThread::current();
+        // SAFETY: a spawned task runs on a worker thread, whose pointer is set and live.
+        if let Some(w) = unsafe { worker.as_ref() } {
+            bump(&w.counters().panics, 1);
+        }
         match &self.panic_handler {
             Some(handler) => {
-                // A panicking handler must not unwind into the worker loop; its panic is dropped
-                // and the worker keeps running.
-                let _ = unwind::halt_unwinding(|| handler(payload));
+                if let Err(nested) = unwind::halt_unwinding(|| handler(payload)) {
+                    unwind::drop_payload(nested);
+                }
             }
-            None => {
-                let msg = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a non-string payload".to_string());
-                eprintln!("hypersteal: a spawned task panicked: {msg}");
-            }
+            None => unwind::drop_payload(payload),
         }
     }
 
@@ -416,18 +423,6 @@ impl Drop for RootGuard<'_> {
     }
 }
 
-/// The cores the workers are pinned to: round robin over the cores this process may use.
-fn placement(n: usize, pin: bool) -> Vec<Option<usize>> {
-    let cores = if pin {
-        core_affinity::get_core_ids().unwrap_or_default()
-    } else {
-        Vec::new()
-    };
-    (0..n)
-        .map(|k| (!cores.is_empty()).then(|| cores[k % cores.len()].id))
-        .collect()
-}
-
 /// The thread-private half of a worker.
 pub(crate) struct WorkerThread {
     deque: Worker<JobRef>,
@@ -446,6 +441,7 @@ pub(crate) struct WorkerThread {
 }
 
 fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
+    let guard = unwind::AbortOnUnwind::new("a worker thread's main loop");
     if let Some(core) = registry.core_of(index) {
         // Pinning is best effort: a refused affinity call leaves the thread unpinned.
         let _ = core_affinity::set_for_current(core_affinity::CoreId { id: core });
@@ -473,6 +469,7 @@ fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
         worker.execute(job);
     }
     WORKER_THREAD.with(|t| t.set(ptr::null()));
+    guard.disarm();
 }
 
 /// The "latch" the main loop waits for: termination requested and nothing outstanding.
@@ -533,8 +530,10 @@ impl WorkerThread {
             Some(job) => {
                 bump(&self.counters().reclaimed, 1);
                 self.count_execution(&job);
+                let guard = unwind::AbortOnUnwind::new("a task taken back by its waiter");
                 // SAFETY: the claim makes this the only execution of the job.
                 unsafe { job.execute() };
+                guard.disarm();
                 true
             }
             None => false,
@@ -668,8 +667,12 @@ impl WorkerThread {
             }
         }
         self.count_execution(&job);
+        // Jobs catch their closures' panics; an unwind out of one would leave its waiter
+        // pointing at a frame that is gone.
+        let guard = unwind::AbortOnUnwind::new("a task's execution");
         // SAFETY: every JobRef in a queue is executed exactly once, by whoever removed it.
         unsafe { job.execute() };
+        guard.disarm();
     }
 
     /// Records that this worker popped back its own `b` and runs it inline.
@@ -704,26 +707,28 @@ impl WorkerThread {
         }
     }
 
-    /// Runs other work until `latch` is set. `reclaim` (sender-initiated policies) takes back one
-    /// unstarted task the waiter waits for and runs it, returning whether it did.
-    pub(crate) fn wait_reclaiming<L: Probe>(&self, latch: &L, reclaim: &dyn Fn(&Self) -> bool) {
+    /// Runs other work until `latch` is set. `reclaim` (sender-initiated policies) takes back
+    /// unstarted tasks the waiter waits for.
+    pub(crate) fn wait_reclaiming<L: Probe>(&self, latch: &L, reclaim: &dyn Reclaim) {
         if !latch.probe() {
             self.wait_until_cold(latch, Some(reclaim));
         }
     }
 
     #[cold]
-    fn wait_until_cold<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Fn(&Self) -> bool>) {
+    fn wait_until_cold<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Reclaim>) {
         let depth = self.depth.get();
         self.depth.set(depth + 1);
+        let guard = unwind::AbortOnUnwind::new("a worker's wait");
         self.wait_loop(latch, reclaim, depth);
+        guard.disarm();
         self.depth.set(depth);
     }
 
     /// The worker loop proper (module docs). `depth` counts the waits below this one on the
     /// stack; past [`HELP_DEPTH`] a waiter under a sender-initiated policy runs only its own
     /// deque and the tasks it takes back, so nesting stays bounded.
-    fn wait_loop<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Fn(&Self) -> bool>, depth: u32) {
+    fn wait_loop<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Reclaim>, depth: u32) {
         // Past HELP_DEPTH nested waits, a waiter under a sender-initiated policy only takes back
         // what it waits for (or work from outside the pool) and otherwise sleeps until its latch
         // is set: every task it could wait for can be taken back while unstarted, so this cannot
@@ -732,7 +737,7 @@ impl WorkerThread {
         let deep = placing && depth >= HELP_DEPTH;
         while !latch.probe() {
             if deep {
-                if reclaim.is_some_and(|r| r(self)) {
+                if reclaim.is_some_and(|r| r.reclaim(self)) {
                     continue;
                 }
             } else if placing {
@@ -816,7 +821,7 @@ impl WorkerThread {
         &self,
         latch: &L,
         deep: bool,
-        reclaim: Option<&dyn Fn(&Self) -> bool>,
+        reclaim: Option<&dyn Reclaim>,
     ) -> Idle {
         let mut rounds = 0;
         loop {
@@ -840,13 +845,14 @@ impl WorkerThread {
                 continue;
             }
             rounds = 0;
-            if reclaim.is_some_and(|r| r(self)) {
+            if reclaim.is_some_and(|r| r.reclaim(self)) {
                 return Idle::Ran;
             }
-            let slept = self
-                .registry
-                .sleep
-                .sleep(self.index, || latch.probe() || self.work_visible(deep));
+            // The re-check also asks whether a task joined the set the waiter may take back
+            // (a scope task that spawned a sibling): its spawner notified us after adding it.
+            let slept = self.registry.sleep.sleep(self.index, || {
+                latch.probe() || self.work_visible(deep) || reclaim.is_some_and(|r| r.may_reclaim())
+            });
             if slept {
                 bump(&self.counters().sleeps, 1);
             }
@@ -922,6 +928,19 @@ impl WorkerThread {
             Reach::Nothing => false,
         }
     }
+}
+
+/// What a waiter under a sender-initiated policy can take back: the unstarted tasks it waits for
+/// (a `join`'s ticket, a scope's placed tasks). See `docs/sender.md`, "Deadlock freedom".
+pub(crate) trait Reclaim {
+    /// Takes back one unstarted task the waiter waits for and runs it on `worker`; returns
+    /// whether it ran one.
+    fn reclaim(&self, worker: &WorkerThread) -> bool;
+
+    /// The sleep re-check: whether a task may have joined the set since [`Reclaim::reclaim`]
+    /// last came back empty. Whoever adds to the set must notify the waiter afterwards
+    /// (`Sleep::notify_worker`), so that either this sees the task or the waiter is woken.
+    fn may_reclaim(&self) -> bool;
 }
 
 /// What an idle worker's search ended with.

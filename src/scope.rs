@@ -2,7 +2,7 @@
 
 use crate::job::{HeapJob, Ticket};
 use crate::latch::CountLatch;
-use crate::registry::{in_worker, WorkerThread};
+use crate::registry::{in_worker, Reclaim, WorkerThread};
 use crate::sync::{AtomicBool, Mutex, Ordering};
 use crate::unwind;
 use std::any::Any;
@@ -81,6 +81,24 @@ where
     })
 }
 
+/// The owner of a scope may take back its unstarted tasks (sender-initiated policies).
+impl Reclaim for Scope<'_> {
+    fn reclaim(&self, worker: &WorkerThread) -> bool {
+        loop {
+            let Some(ticket) = self.placed.lock().pop() else {
+                return false;
+            };
+            if worker.reclaim(&ticket) {
+                return true;
+            }
+        }
+    }
+
+    fn may_reclaim(&self) -> bool {
+        !self.placed.lock().is_empty()
+    }
+}
+
 /// A pointer to a scope that tasks carry to other threads.
 struct ScopePtr<'scope>(*const Scope<'scope>);
 
@@ -128,20 +146,24 @@ impl<'scope> Scope<'scope> {
             .registry()
             .push_or_inject(true, |origin| unsafe { job.into_job_ref(origin) });
         if let Some(ticket) = placed {
-            self.placed.lock().push(ticket);
+            self.track_placed(ticket);
         }
     }
 
-    /// Takes back one unstarted task of this scope and runs it on `worker`.
-    fn reclaim_one(&self, worker: &WorkerThread) -> bool {
-        loop {
-            let Some(ticket) = self.placed.lock().pop() else {
-                return false;
-            };
-            if worker.reclaim(&ticket) {
-                return true;
-            }
+    /// Adds a placed task to the set the owner may take back, and tells the owner.
+    ///
+    /// The owner may be asleep in `complete` after finding nothing to take back, and a task that
+    /// spawns a sibling adds to the very set it waits for. Notifying after the push is the other
+    /// half of `Reclaim::may_reclaim`'s re-check: either the owner's re-check sees the ticket,
+    /// or this notification finds the owner sleepy and wakes it (docs/sender.md, "Deadlock
+    /// freedom"; the loom model `scope_owner_sees_a_late_sibling`).
+    fn track_placed(&self, ticket: StdArc<Ticket>) {
+        self.placed.lock().push(ticket);
+        // Test-only broken variant (docs/loom.md): the owner is not told.
+        if cfg!(all(loom, feature = "loom-broken-scope")) {
+            return;
         }
+        self.latch.registry().notify_latch_set(self.latch.owner());
     }
 
     /// Runs one task of the scope, keeping its panic, and counts it done.
@@ -157,6 +179,11 @@ impl<'scope> Scope<'scope> {
     fn keep_panic(&self, payload: Box<dyn Any + Send>) {
         if !self.panicked.swap(true, Ordering::AcqRel) {
             *self.panic.lock() = Some(payload);
+        } else {
+            // Only the first panic reaches the caller. Dropping a later payload runs its
+            // destructor, which may panic in turn: that must not skip the count below
+            // (the scope would return while siblings still run).
+            unwind::drop_payload(payload);
         }
     }
 
@@ -164,7 +191,7 @@ impl<'scope> Scope<'scope> {
         let mut result = None;
         self.run_task(|| result = Some(op()));
         if owner.placing() {
-            owner.wait_reclaiming(&self.latch, &|w| self.reclaim_one(w));
+            owner.wait_reclaiming(&self.latch, self);
         } else {
             owner.wait_until(&self.latch);
         }
@@ -174,3 +201,6 @@ impl<'scope> Scope<'scope> {
         result.expect("the scope's body returned (it did not panic)")
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_tests;

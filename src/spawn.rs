@@ -4,8 +4,8 @@ use crate::registry::WorkerThread;
 
 /// Runs `func` in the current pool (or the global pool outside any pool) without waiting for it.
 ///
-/// A panic in `func` goes to the pool's panic handler (by default printed to stderr); the pool
-/// keeps running. Use [`crate::scope`] to borrow data or wait for completion.
+/// A panic in `func` goes to the pool's panic handler (without one it is counted in the stats and
+/// dropped; the panic hook has already reported it); the worker and the pool keep running. Use [`crate::scope`] to borrow data or wait for completion.
 ///
 /// ```
 /// use std::sync::mpsc::channel;

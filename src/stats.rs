@@ -26,6 +26,7 @@ pub(crate) struct Counters {
     /// snapshot also counts the idle time not yet added to `idle_ns`.
     pub(crate) idle_since: AtomicU64,
     pub(crate) sleeps: AtomicU64,
+    pub(crate) panics: AtomicU64,
 }
 
 /// Adds to a counter only its owner writes.
@@ -64,6 +65,7 @@ impl Counters {
             max_hops: get(&self.max_hops),
             idle: Duration::from_nanos(idle_ns + ongoing),
             sleeps: get(&self.sleeps),
+            panics: get(&self.panics),
         }
     }
 }
@@ -101,6 +103,10 @@ pub struct WorkerStats {
     pub idle: Duration,
     /// Times this worker went to sleep.
     pub sleeps: u64,
+    /// Tasks started with `spawn` that panicked on this worker. Their payload went to the
+    /// pool's panic handler (or was dropped, without a handler); the worker went on. Panics in
+    /// `join`, `scope` and `install` reach their callers instead and are not counted here.
+    pub panics: u64,
 }
 
 impl WorkerStats {
@@ -128,6 +134,7 @@ impl WorkerStats {
             max_hops: self.max_hops,
             idle: self.idle.saturating_sub(base.idle),
             sleeps: self.sleeps - base.sleeps,
+            panics: self.panics - base.panics,
         }
     }
 }
@@ -166,6 +173,7 @@ impl PoolStats {
                 max_hops: acc.max_hops.max(w.max_hops),
                 idle: acc.idle + w.idle,
                 sleeps: acc.sleeps + w.sleeps,
+                panics: acc.panics + w.panics,
             })
     }
 

@@ -58,16 +58,22 @@ fn environment_defaults_and_errors() {
     let e = env_err("HYPERSTEAL_PIN", "maybe");
     assert!(e.contains("maybe") && e.contains("true/false"), "{e}");
 
-    set("HYPERSTEAL_NUM_THREADS", "5000");
+    // Too many is an error about the variable, not about a builder call nobody made.
+    set("HYPERSTEAL_NUM_THREADS", "99999");
     let e = ThreadPoolBuilder::new().build().map(|_| ()).unwrap_err();
     assert!(
         matches!(
             e,
-            BuildError::TooManyThreads {
-                requested: 5000,
+            BuildError::Env {
+                var: "HYPERSTEAL_NUM_THREADS",
                 ..
             }
         ),
         "{e:?}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("HYPERSTEAL_NUM_THREADS") && msg.contains("99999") && msg.contains("1024"),
+        "{msg}"
     );
 }

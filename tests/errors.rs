@@ -25,14 +25,19 @@ fn malformed_or_unknown_parameters() {
     let e = policy_err("grr-m:window");
     assert!(e.contains("malformed") && e.contains("key=value"), "{e}");
     let e = policy_err("grr-m:window=-1");
-    assert!(e.contains("window=-1") && e.contains("0 to 1000000"), "{e}");
+    assert!(e.contains("window=-1") && e.contains("0 to 1024"), "{e}");
+    let e = policy_err("grr-m:window=1000000");
+    assert!(
+        e.contains("window=1000000") && e.contains("0 to 1024"),
+        "{e}"
+    );
     let e = policy_err("most-loaded:scope=galaxy");
     assert!(
         e.contains("galaxy") && e.contains("`neighbors` or `all`"),
         "{e}"
     );
     let e = policy_err("most-loaded:min=0");
-    assert!(e.contains("min=0") && e.contains("at least 1"), "{e}");
+    assert!(e.contains("min=0") && e.contains("1 to 1000000"), "{e}");
     let e = policy_err("most-loaded:load=bytes");
     assert!(e.contains("`count` or `time`"), "{e}");
 }
@@ -96,4 +101,131 @@ fn global_pool_can_only_be_built_once() {
         ThreadPoolBuilder::new().build_global().unwrap_err(),
         BuildError::GlobalPoolAlreadyInitialized
     );
+}
+
+/// Fault 6 of issue 11: hand-built `Policy` values go through the parser's validation, in the
+/// builder and in the simulator alike.
+#[test]
+fn hand_built_policies_are_validated_like_parsed_ones() {
+    use hypersteal::{LoadMeasure, LoadScope};
+    let bad = [
+        (
+            Policy::MostLoaded {
+                scope: LoadScope::All,
+                min_load: 0,
+                load: LoadMeasure::Count,
+            },
+            "min=0",
+        ),
+        (
+            Policy::Acwn {
+                low: 9,
+                high: 1,
+                interval: 16,
+            },
+            "low=9 is above high=1",
+        ),
+        (
+            Policy::Acwn {
+                low: 1,
+                high: 2,
+                interval: 0,
+            },
+            "interval=0",
+        ),
+        (
+            Policy::Gradient {
+                low: 0,
+                high: 0,
+                interval: 4,
+            },
+            "high=0",
+        ),
+        (Policy::GrrCombining { window: 1_000_000 }, "window=1000000"),
+    ];
+    for (policy, says) in bad {
+        let e = policy.validate().unwrap_err().to_string();
+        assert!(e.contains(says), "{policy:?}: {e}");
+        // The parser says the same of the same value.
+        assert_eq!(
+            policy
+                .to_string()
+                .parse::<Policy>()
+                .unwrap_err()
+                .to_string(),
+            e
+        );
+        let b = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .policy(policy)
+            .build()
+            .unwrap_err();
+        assert!(matches!(b, BuildError::Policy(_)), "{b:?}");
+        assert!(b.to_string().contains(says), "{b}");
+        let config = hypersteal::sim::SimConfig {
+            policy,
+            topology: Topology::Hypercube,
+            procs: 8,
+            workload: "fib:12".parse().unwrap(),
+            cost: hypersteal::sim::CostModel::default(),
+            seed: 1,
+            idle: hypersteal::sim::Idle::Park,
+            cutoff_depth: None,
+        };
+        let s = hypersteal::sim::simulate(&config).unwrap_err().to_string();
+        assert!(s.contains(says), "simulator: {s}");
+    }
+    // Every policy at its defaults is valid.
+    for p in Policy::all() {
+        p.validate().unwrap();
+    }
+}
+
+/// Fault 7: a panicking `thread_name` closure or a name with a NUL byte is a `BuildError`,
+/// and no worker thread is left behind.
+#[test]
+fn thread_name_failures_are_build_errors_and_leave_no_thread() {
+    let e = ThreadPoolBuilder::new()
+        .num_threads(4)
+        .thread_name(|i| {
+            if i == 3 {
+                panic!("no name for three");
+            }
+            format!("leakcheck-{i}")
+        })
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(e, BuildError::ThreadName { index: 3, .. }),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("no name for three"), "{e}");
+    let e = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .thread_name(|i| format!("leakcheck\0{i}"))
+        .build()
+        .unwrap_err();
+    assert!(e.to_string().contains("NUL"), "{e}");
+    let left = std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .filter(|c| c.starts_with("leakcheck"))
+        .count();
+    assert_eq!(left, 0, "worker threads left behind");
+}
+
+/// Fault 8: an error names the setting it comes from.
+#[test]
+fn a_stack_size_the_os_refuses_names_the_setting() {
+    let e = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .stack_size(usize::MAX)
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(e, BuildError::ThreadSpawn { index: 0, .. }),
+        "{e:?}"
+    );
+    let msg = e.to_string();
+    assert!(msg.contains("stack_size = 18446744073709551615"), "{msg}");
 }

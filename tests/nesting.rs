@@ -79,31 +79,45 @@ fn free_functions_use_the_global_pool_outside_any_pool() {
     assert!(hypersteal::current_num_threads() >= 1);
 }
 
+/// `shutdown` runs every queued task (and what those spawn) and joins the threads; dropping
+/// does the same without waiting for it. Either way nothing queued is lost.
 #[test]
-fn dropping_a_pool_runs_queued_work_and_joins_its_threads() {
+fn a_stopped_pool_runs_its_queued_work_and_ends_its_threads() {
     for policy in Policy::all() {
-        let ran = Arc::new(AtomicUsize::new(0));
-        let pool = pool(policy, Topology::Hypercube, 3);
-        for _ in 0..1000 {
-            let ran = ran.clone();
-            pool.spawn(move || {
-                // Spawned work may spawn more work; it all runs before the threads end.
-                let inner = ran.clone();
-                hypersteal::spawn(move || {
-                    inner.fetch_add(1, Ordering::SeqCst);
+        for blocking in [true, false] {
+            let ran = Arc::new(AtomicUsize::new(0));
+            let pool = pool(policy, Topology::Hypercube, 3);
+            for _ in 0..1000 {
+                let ran = ran.clone();
+                pool.spawn(move || {
+                    // Spawned work may spawn more work; it all runs before the threads end.
+                    let inner = ran.clone();
+                    hypersteal::spawn(move || {
+                        inner.fetch_add(1, Ordering::SeqCst);
+                    });
+                    ran.fetch_add(1, Ordering::SeqCst);
                 });
-                ran.fetch_add(1, Ordering::SeqCst);
-            });
+            }
+            let weak = Arc::downgrade(&ran);
+            if blocking {
+                pool.shutdown();
+                assert_eq!(ran.load(Ordering::SeqCst), 2000, "{policy}");
+            } else {
+                drop(pool);
+            }
+            drop(ran);
+            // Every closure (and so every Arc clone) is run and dropped: in the end no thread
+            // holds one. At once after `shutdown`; after a drop, once the workers are done.
+            let start = std::time::Instant::now();
+            while weak.upgrade().is_some() {
+                assert!(!blocking, "{policy}: a worker outlived `shutdown`");
+                assert!(
+                    start.elapsed() < std::time::Duration::from_secs(30),
+                    "{policy}: queued work never finished after the drop"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
         }
-        let weak = Arc::downgrade(&ran);
-        drop(pool);
-        assert_eq!(ran.load(Ordering::SeqCst), 2000, "{policy}");
-        // Every closure (and so every Arc clone) was run and dropped: no thread holds one.
-        drop(ran);
-        assert!(
-            weak.upgrade().is_none(),
-            "{policy}: a worker outlived the pool"
-        );
     }
 }
 
@@ -203,5 +217,47 @@ fn an_idle_pool_uses_no_cpu() {
         );
         // And new work still wakes them.
         assert_eq!(pool.install(|| fib(15)), fib_iter(15));
+    }
+}
+
+/// Fault 5 of issue 11: every value the parser accepts idles at no CPU, at the extremes of
+/// every range, also with more workers than cores; and new work still wakes the pool.
+#[cfg(target_os = "linux")]
+#[test]
+fn extreme_accepted_parameters_still_idle_at_no_cpu() {
+    let extremes = [
+        "grr-m:window=1024",
+        "grr-m:window=0",
+        "most-loaded:scope=all,min=1,load=time",
+        "most-loaded:min=1000000",
+        "acwn:low=0,high=1,interval=1",
+        "acwn:low=1000000,high=1000000,interval=1000000",
+        "gradient:low=0,high=1,interval=1",
+        "gradient:low=1000000,high=1000000,interval=1000000",
+    ];
+    for spec in extremes {
+        for workers in [2, 16] {
+            let policy: Policy = spec.parse().unwrap();
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .policy(policy)
+                .pin_threads(false)
+                .thread_name(|i| format!("xtrm-{i}"))
+                .build()
+                .unwrap();
+            assert_eq!(pool.install(|| fib(16)), fib_iter(16));
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            let (threads, before) = cpu_ticks("xtrm-");
+            assert_eq!(threads, workers);
+            std::thread::sleep(std::time::Duration::from_millis(400));
+            let (_, after) = cpu_ticks("xtrm-");
+            assert!(
+                after - before <= 2,
+                "{spec}, {workers} workers: idle workers used {} ticks",
+                after - before
+            );
+            assert_eq!(pool.install(|| fib(14)), fib_iter(14), "{spec}");
+            pool.shutdown();
+        }
     }
 }

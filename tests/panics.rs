@@ -151,10 +151,11 @@ fn panic_in_spawn_goes_to_the_handler_and_the_pool_keeps_running() {
     let ran = Arc::new(AtomicBool::new(false));
     let r = ran.clone();
     pool.spawn(move || r.store(true, Ordering::SeqCst));
-    drop(pool);
+    assert_eq!(pool.stats().total().panics, 1, "the panic is counted");
+    pool.shutdown();
     assert!(
         ran.load(Ordering::SeqCst),
-        "dropping the pool ran the queued spawn"
+        "shutting the pool down ran the queued spawn"
     );
 }
 

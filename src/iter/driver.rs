@@ -180,7 +180,15 @@ impl<C> Loop<'_, C> {
                     Ok(r) => mine.push((start, r)),
                     Err(payload) => {
                         self.abort.store(true, Ordering::Relaxed);
-                        panic.lock().get_or_insert(payload);
+                        let mut first = panic.lock();
+                        if first.is_none() {
+                            *first = Some(payload);
+                        } else {
+                            // Only the first panic reaches the caller; a later payload's
+                            // destructor must not unwind out of this participant.
+                            drop(first);
+                            unwind::drop_payload(payload);
+                        }
                         break;
                     }
                 }

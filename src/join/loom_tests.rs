@@ -21,7 +21,7 @@ fn join_two_workers() {
     });
     assert_eq!(a, 1);
     assert_eq!(b, (2, 1), "`b` ran exactly once, before `join` returned");
-    drop(pool);
+    pool.shutdown();
     assert_eq!(runs.load(Ordering::Relaxed), 1, "`b` ran exactly once");
 }
 

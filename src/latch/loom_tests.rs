@@ -35,6 +35,7 @@ fn spin_latch_wait() {
         value
     });
     assert_eq!(value, 42);
+    pool.shutdown();
 }
 
 /// `scope`'s latch: the owner and one other thread each write their own cell and count down;
@@ -73,6 +74,7 @@ fn count_latch_wait() {
         sum
     });
     assert_eq!(sum, 3);
+    pool.shutdown();
 }
 
 #[test]

@@ -44,12 +44,15 @@ pub enum LoadMeasure {
 /// | `nn` | nearest neighbour | — |
 /// | `arr` | asynchronous round robin | — |
 /// | `grr` | global round robin | — |
-/// | `grr-m` | global round robin with a combining tree | `window` (64): spin iterations a representative waits for partners |
+/// | `grr-m` | global round robin with a combining tree | `window` (64, at most 1024): spin iterations a representative waits for partners |
 /// | `sb` | scheduler based (donor queue) | — |
-/// | `most-loaded` | ask the most loaded worker | `scope` (`neighbors` or `all`; `neighbors`), `min` (1), `load` (`count` or `time`; `count`) |
+/// | `most-loaded` | ask the most loaded worker | `scope` (`neighbors` or `all`; `neighbors`), `min` (1, at least 1), `load` (`count` or `time`; `count`) |
 /// | `acwn` | adaptive contracting within neighbourhood (sender-initiated) | `low` (2), `high` (8), `interval` (16 tasks) |
 /// | `gradient` | the gradient model (sender-initiated) | `low` (1), `high` (2), `interval` (16 tasks) |
 /// | `random-alloc` | randomized allocation (sender-initiated) | — |
+///
+/// Every numeric parameter has a range ([`Policy::validate`]): `window` 0 to 1024; `min`,
+/// `high` and `interval` 1 to 1,000,000; `low` 0 to 1,000,000 and at most `high`.
 ///
 /// Sender-initiated policies in their pure form never steal: an idle worker waits until work is
 /// placed in its inbox. `interval` counts tasks the worker runs between two standing-phase steps.
@@ -302,11 +305,16 @@ impl fmt::Display for Policy {
     }
 }
 
-/// A policy string that does not parse; the message says what is valid.
+/// A policy string that does not parse, or a policy value with a parameter out of range; the
+/// message names the policy, the parameter, the value and what is allowed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsePolicyError {
     message: String,
 }
+
+/// The error of [`Policy::validate`]: the same type as a parse error, since a parsed policy is
+/// validated by the same check.
+pub type PolicyError = ParsePolicyError;
 
 impl ParsePolicyError {
     fn new(message: String) -> Self {
@@ -322,18 +330,111 @@ impl fmt::Display for ParsePolicyError {
 
 impl std::error::Error for ParsePolicyError {}
 
-fn parse_value<T: FromStr>(
-    policy: &str,
-    key: &str,
-    value: &str,
-    allowed: &str,
-    ok: impl Fn(&T) -> bool,
-) -> Result<T, ParsePolicyError> {
-    match value.parse::<T>() {
-        Ok(v) if ok(&v) => Ok(v),
-        _ => Err(ParsePolicyError::new(format!(
-            "policy `{policy}`: `{key}={value}` is out of range; `{key}` must be {allowed}"
-        ))),
+/// The largest `grr-m` window: a representative spins at most this many iterations at each tree
+/// level it climbs, so a worker's search before it sleeps stays short at every setting.
+pub(crate) const MAX_WINDOW: u32 = 1024;
+/// The largest `most-loaded` `min`, `acwn`/`gradient` `low`/`high` and `interval`.
+pub(crate) const MAX_PARAM: usize = 1_000_000;
+
+/// One parameter's allowed range, with the words an error uses for it.
+struct Range {
+    key: &'static str,
+    lo: usize,
+    hi: usize,
+    allowed: &'static str,
+}
+
+const WINDOW: Range = Range {
+    key: "window",
+    lo: 0,
+    hi: MAX_WINDOW as usize,
+    allowed: "an integer 0 to 1024 (spin iterations)",
+};
+const MIN_LOAD: Range = Range {
+    key: "min",
+    lo: 1,
+    hi: MAX_PARAM,
+    allowed: "an integer 1 to 1000000 (waiting tasks)",
+};
+const LOW: Range = Range {
+    key: "low",
+    lo: 0,
+    hi: MAX_PARAM,
+    allowed: "an integer 0 to 1000000",
+};
+const HIGH: Range = Range {
+    key: "high",
+    lo: 1,
+    hi: MAX_PARAM,
+    allowed: "an integer 1 to 1000000",
+};
+const INTERVAL: Range = Range {
+    key: "interval",
+    lo: 1,
+    hi: MAX_PARAM,
+    allowed: "an integer 1 to 1000000 (tasks)",
+};
+
+impl Range {
+    fn check(&self, policy: &str, value: usize) -> Result<(), ParsePolicyError> {
+        if (self.lo..=self.hi).contains(&value) {
+            return Ok(());
+        }
+        Err(self.error(policy, &value.to_string()))
+    }
+
+    fn error(&self, policy: &str, value: &str) -> ParsePolicyError {
+        let key = self.key;
+        ParsePolicyError::new(format!(
+            "policy `{policy}`: `{key}={value}` is out of range; `{key}` must be {}",
+            self.allowed
+        ))
+    }
+
+    /// Parses the value of this parameter (range checks are [`Policy::validate`]'s).
+    fn parse<T: FromStr>(&self, policy: &str, value: &str) -> Result<T, ParsePolicyError> {
+        value.parse::<T>().map_err(|_| self.error(policy, value))
+    }
+}
+
+impl Policy {
+    /// Checks every parameter against its allowed range. The one validation of a policy: the
+    /// parser applies it, and so do [`crate::ThreadPoolBuilder::build`] and the simulator, so a
+    /// hand-built value cannot get past it either.
+    ///
+    /// ```
+    /// use hypersteal::{LoadMeasure, LoadScope, Policy};
+    /// let p = Policy::MostLoaded { scope: LoadScope::All, min_load: 0, load: LoadMeasure::Count };
+    /// let err = p.validate().unwrap_err().to_string();
+    /// assert!(err.contains("`min=0`") && err.contains("1 to 1000000"), "{err}");
+    /// ```
+    pub fn validate(&self) -> Result<(), PolicyError> {
+        let name = self.name();
+        match *self {
+            Policy::GrrCombining { window } => WINDOW.check(name, window as usize),
+            Policy::MostLoaded { min_load, .. } => MIN_LOAD.check(name, min_load),
+            Policy::Acwn {
+                low,
+                high,
+                interval,
+            }
+            | Policy::Gradient {
+                low,
+                high,
+                interval,
+            } => {
+                LOW.check(name, low)?;
+                HIGH.check(name, high)?;
+                INTERVAL.check(name, interval as usize)?;
+                if low > high {
+                    return Err(ParsePolicyError::new(format!(
+                        "policy `{name}`: low={low} is above high={high}; `low` must not exceed `high`"
+                    )));
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -384,9 +485,7 @@ impl FromStr for Policy {
             let (key, value) = (key.trim(), value.trim());
             match (&mut policy, key) {
                 (Policy::GrrCombining { window }, "window") => {
-                    *window = parse_value(&name, key, value, "an integer 0 to 1000000", |w| {
-                        *w <= 1_000_000
-                    })?;
+                    *window = WINDOW.parse(&name, value)?;
                 }
                 (Policy::MostLoaded { scope, .. }, "scope") => {
                     *scope = match value {
@@ -400,8 +499,7 @@ impl FromStr for Policy {
                     };
                 }
                 (Policy::MostLoaded { min_load, .. }, "min") => {
-                    *min_load =
-                        parse_value(&name, key, value, "an integer of at least 1", |m| *m >= 1)?;
+                    *min_load = MIN_LOAD.parse(&name, value)?;
                 }
                 (Policy::MostLoaded { load, .. }, "load") => {
                     *load = match value {
@@ -415,20 +513,13 @@ impl FromStr for Policy {
                     };
                 }
                 (Policy::Acwn { low, .. } | Policy::Gradient { low, .. }, "low") => {
-                    *low = parse_value(&name, key, value, "an integer 0 to 1000000", |v| {
-                        *v <= 1_000_000
-                    })?;
+                    *low = LOW.parse(&name, value)?;
                 }
                 (Policy::Acwn { high, .. } | Policy::Gradient { high, .. }, "high") => {
-                    *high = parse_value(&name, key, value, "an integer 1 to 1000000", |v| {
-                        (1..=1_000_000).contains(v)
-                    })?;
+                    *high = HIGH.parse(&name, value)?;
                 }
                 (Policy::Acwn { interval, .. } | Policy::Gradient { interval, .. }, "interval") => {
-                    *interval =
-                        parse_value(&name, key, value, "an integer 1 to 1000000 (tasks)", |v| {
-                            (1..=1_000_000).contains(v)
-                        })?;
+                    *interval = INTERVAL.parse(&name, value)?;
                 }
                 _ => {
                     let valid = if keys.is_empty() {
@@ -442,13 +533,7 @@ impl FromStr for Policy {
                 }
             }
         }
-        if let Policy::Acwn { low, high, .. } | Policy::Gradient { low, high, .. } = policy {
-            if low > high {
-                return Err(ParsePolicyError::new(format!(
-                    "policy `{name}`: low={low} is above high={high}; `low` must not exceed `high`"
-                )));
-            }
-        }
+        policy.validate()?;
         Ok(policy)
     }
 }

@@ -1,5 +1,5 @@
-//! Loom model of pool shutdown (`docs/loom.md`): a real two-worker [`ThreadPool`] is dropped
-//! while a spawned task may still be queued; the drop must run it and join every worker (a
+//! Loom model of pool shutdown (`docs/loom.md`): a real two-worker [`ThreadPool`] is shut down
+//! while a spawned task may still be queued; `shutdown` must run it and join every worker (a
 //! worker that never exits is a deadlock of the joining thread).
 
 use crate::sync::loom_check::{model, pool};
@@ -12,7 +12,7 @@ fn drop_with_queued_work() {
     pool.spawn(move || {
         task_runs.fetch_add(1, Ordering::Relaxed);
     });
-    drop(pool);
+    pool.shutdown();
     assert_eq!(
         runs.load(Ordering::Relaxed),
         1,

@@ -53,6 +53,7 @@ fn placements_into_one_worker() {
             .collect::<Vec<_>>()
     });
     assert_eq!(seen, [1; PLACERS], "each placement delivered exactly once");
+    pool.shutdown();
 }
 
 #[test]

@@ -142,6 +142,11 @@ fn check(config: &SimConfig, tree: bool) -> Result<(), SimError> {
         )));
     }
     config.cost.validate().map_err(SimError)?;
+    // The runtime's own validation: a hand-built policy is held to the parser's ranges.
+    config
+        .policy
+        .validate()
+        .map_err(|e| SimError(e.to_string()))?;
     if config.policy.is_sender_initiated() && !tree {
         return Err(SimError(format!(
             "{} places new tasks and needs a tree workload, not divisible work",

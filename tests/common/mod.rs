@@ -44,3 +44,112 @@ pub fn assert_balanced(pool: &ThreadPool, what: &str) {
 
 /// The worker counts every behavioural test covers.
 pub const WORKERS: [usize; 5] = [1, 2, 3, 4, 8];
+
+/// Runs `body` on its own thread and fails the test if it has not finished within `limit`
+/// (a hang becomes a failure naming `what`, never a stuck CI run). A panic in `body` fails the
+/// test with its message.
+pub fn within<R: Send + 'static>(
+    limit: std::time::Duration,
+    what: &str,
+    body: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let handle = std::thread::Builder::new()
+        .name("watched".into())
+        .spawn(move || {
+            let _ = tx.send(body());
+        })
+        .unwrap();
+    match rx.recv_timeout(limit) {
+        Ok(r) => {
+            let _ = handle.join();
+            r
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match handle.join() {
+            Err(payload) => std::panic::resume_unwind(payload),
+            Ok(()) => unreachable!("the body sent no result but returned"),
+        },
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("{what}: still running after {limit:?} (a hang)")
+        }
+    }
+}
+
+/// The environment variable that tells a re-executed test binary which test it runs as a child.
+const CHILD_VAR: &str = "HYPERSTEAL_TEST_CHILD";
+
+/// How a child test process ended.
+#[derive(Debug)]
+pub struct ChildOutcome {
+    /// Exit code (`None`: killed by a signal, e.g. an abort).
+    pub code: Option<i32>,
+    /// The signal that ended it, if any.
+    pub signal: Option<i32>,
+    /// What it printed to stderr.
+    pub stderr: String,
+    /// What it printed to stdout.
+    pub stdout: String,
+}
+
+/// Runs the test `name` of this test binary in a child process, for cases that may abort, corrupt
+/// the heap or hang: in the child (`HYPERSTEAL_TEST_CHILD=name`) this returns `None` and the caller
+/// runs the body; in the parent it re-executes the binary for that one test, kills it after
+/// `limit`, and returns how it ended. `setup` may adjust the child's command (environment, pipes).
+pub fn in_child(
+    name: &str,
+    limit: std::time::Duration,
+    setup: impl FnOnce(&mut std::process::Command),
+) -> Option<ChildOutcome> {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    if std::env::var(CHILD_VAR).as_deref() == Ok(name) {
+        return None;
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let mut cmd = Command::new(exe);
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_VAR, name)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    setup(&mut cmd);
+    let mut child = cmd.spawn().expect("start the child test process");
+    // Read the pipes on their own threads so a chatty child cannot block on a full pipe.
+    let read = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_string(&mut s);
+            }
+            s
+        })
+    };
+    let out = read(child.stdout.take().map(|p| Box::new(p) as _));
+    let err = read(child.stderr.take().map(|p| Box::new(p) as _));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll the child") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("child test `{name}` still running after {limit:?} (a hang); killed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Some(ChildOutcome {
+        code: status.code(),
+        signal: status.signal(),
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}
+
+/// Whether the child ran its one test and passed.
+pub fn assert_child_passed(name: &str, outcome: &ChildOutcome) {
+    assert!(
+        outcome.code == Some(0) && outcome.stdout.contains("1 passed"),
+        "child test `{name}` failed: {outcome:?}"
+    );
+}
