@@ -1,0 +1,96 @@
+//! Wake-up latency of an idle pool, and its CPU use at rest, for any policies.
+//!
+//! ```text
+//! cargo run --release --example wakeup [WORKERS] [IDLE_MS] [RUNS] [POLICY ...]
+//! ```
+//!
+//! For each policy (default: every policy at its defaults) a pool of `WORKERS` unpinned workers
+//! (default 2) runs a small warm-up, then `RUNS` times (default 9): rests `IDLE_MS` milliseconds
+//! (default 1000), and a thread outside the pool spawns a task that records how long after the
+//! spawn it started running. Printed: the median and the largest of those latencies, and the CPU
+//! time the pool's threads used while at rest (from `/proc`, Linux only), which should be 0.
+
+use hypersteal::{Policy, ThreadPoolBuilder};
+use std::time::{Duration, Instant};
+
+/// CPU time (user + system, clock ticks) of this process's threads whose name starts with
+/// `prefix`.
+fn cpu_ticks(prefix: &str) -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("stat")).ok())
+        .filter_map(|stat| {
+            let open = stat.find('(')?;
+            let close = stat.rfind(')')?;
+            if !stat[open + 1..close].starts_with(prefix) {
+                return None;
+            }
+            let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+            Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+        })
+        .sum()
+}
+
+fn usage(what: &str) -> ! {
+    eprintln!("usage: wakeup [WORKERS] [IDLE_MS] [RUNS] [POLICY ...]\n{what}");
+    std::process::exit(2)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let number = |i: usize, default: u64, name: &str| -> u64 {
+        args.get(i).map_or(default, |s| {
+            s.parse()
+                .ok()
+                .filter(|&v: &u64| v > 0)
+                .unwrap_or_else(|| usage(&format!("{name} must be a positive integer, got `{s}`")))
+        })
+    };
+    let workers = number(0, 2, "WORKERS") as usize;
+    let idle = Duration::from_millis(number(1, 1000, "IDLE_MS"));
+    let runs = number(2, 9, "RUNS") as usize;
+    let policies: Vec<Policy> = if args.len() > 3 {
+        args[3..]
+            .iter()
+            .map(|s| s.parse().unwrap_or_else(|e| usage(&format!("{e}"))))
+            .collect()
+    } else {
+        Policy::all()
+    };
+    println!(
+        "wake-up after {idle:?} idle, {workers} workers, {runs} runs each (median, max); \
+         CPU ticks used at rest"
+    );
+    for policy in policies {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .policy(policy)
+            .pin_threads(false)
+            .thread_name(|i| format!("wakeup-{i}"))
+            .build()
+            .unwrap_or_else(|e| usage(&e.to_string()));
+        pool.install(|| hypersteal::join(|| (), || ()));
+        let mut latencies = Vec::with_capacity(runs);
+        let mut rest_ticks = 0;
+        for _ in 0..runs {
+            let before = cpu_ticks("wakeup-");
+            std::thread::sleep(idle);
+            rest_ticks += cpu_ticks("wakeup-") - before;
+            let (tx, rx) = std::sync::mpsc::channel();
+            let start = Instant::now();
+            pool.spawn(move || tx.send(start.elapsed()).unwrap());
+            latencies.push(rx.recv().unwrap());
+        }
+        latencies.sort();
+        println!(
+            "{:<52} {:>9.1} us {:>9.1} us {:>4} ticks",
+            policy.to_string(),
+            latencies[runs / 2].as_secs_f64() * 1e6,
+            latencies[runs - 1].as_secs_f64() * 1e6,
+            rest_ticks
+        );
+        pool.shutdown();
+    }
+}
