@@ -80,7 +80,9 @@ pub use pool::ThreadPool;
 pub use scope::{scope, Scope};
 pub use spawn::spawn;
 pub use stats::{PoolStats, WorkerStats};
-pub use topology::{ParseTopologyError, Topology, TopologyError, TopologyGraph, MAX_WORKERS};
+pub use topology::{
+    Neighbors, ParseTopologyError, Topology, TopologyError, TopologyGraph, MAX_WORKERS,
+};
 
 /// The number of workers of the current pool (the global pool outside any pool).
 pub fn current_num_threads() -> usize {

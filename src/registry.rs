@@ -345,8 +345,7 @@ impl Registry {
                 self.sleep.notify((from + 1..p).chain(0..from));
             }
             Reach::Neighbors => {
-                self.sleep
-                    .notify(self.graph.neighbors(from).iter().copied());
+                self.sleep.notify(self.graph.neighbors(from));
             }
             // Nobody takes work from another deque: placement wakes the receiver instead.
             Reach::Nothing => {}
@@ -920,11 +919,7 @@ impl WorkerThread {
         };
         match registry.policy.reach() {
             Reach::All => (0..registry.num_threads()).any(|w| w != self.index && worth(w)),
-            Reach::Neighbors => registry
-                .graph
-                .neighbors(self.index)
-                .iter()
-                .any(|&w| worth(w)),
+            Reach::Neighbors => registry.graph.neighbors(self.index).any(worth),
             Reach::Nothing => false,
         }
     }

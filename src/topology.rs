@@ -4,15 +4,32 @@
 //! A topology is a name ([`Topology`]); laid over a number of workers it becomes a
 //! [`TopologyGraph`]. Graphs follow `docs/policies.md` exactly: the incomplete hypercube when the
 //! count is not a power of two, a near-square row-major mesh whose last row may be short, a torus
-//! that wraps only rows and columns that are full, a ring, and the complete graph. Distances are
-//! breadth-first-search hop counts, so they are symmetric and the diameter is the true one.
+//! that wraps only rows and columns that are full, a ring, and the complete graph.
+//!
+//! Nothing is tabulated: a graph keeps only its shape (a handful of integers), and neighbours,
+//! hop distances, the diameter and the mean distance are computed from that shape. Each of them
+//! equals what a breadth-first search over the neighbour relation would give (the tests check
+//! this against a BFS), so distances are symmetric and the diameter is the true one.
+//!
+//! - Hypercube: the distance is the number of differing bits, also in the incomplete hypercube
+//!   (clear the extra bits of one end, then set the missing ones: every id on the way is at most
+//!   the larger end, so it exists); the diameter is the number of id bits.
+//! - Mesh: Manhattan distance on the grid coordinates. A short last row keeps the grid convex
+//!   enough for that: the column of a cell of the last row runs through every row.
+//! - Torus: when the last row is full, the sum of the two cyclic coordinate distances. When it is
+//!   short, rows 0 to `rows - 2` still wrap, but only the columns that reach the last row do: see
+//!   `Grid::torus_distance` for the case split.
+//! - Ring and complete graph: `min(|a - b|, P - |a - b|)` and `1`.
 
-use std::collections::VecDeque;
 use std::fmt;
+use std::iter::FusedIterator;
 use std::str::FromStr;
 
 /// The largest number of workers a pool (and a topology graph) may have.
 pub const MAX_WORKERS: usize = 1024;
+
+// Neighbour lists store ids as `u16`.
+const _: () = assert!(MAX_WORKERS <= u16::MAX as usize + 1);
 
 /// The shape of the virtual network the workers form.
 ///
@@ -24,7 +41,8 @@ pub const MAX_WORKERS: usize = 1024;
 /// assert_eq!(t, Topology::Torus);
 /// assert_eq!(t.to_string(), "torus");
 /// let g = Topology::Hypercube.graph(8);
-/// assert_eq!(g.neighbors(0), &[1, 2, 4]);
+/// assert!(g.neighbors(0).eq([1, 2, 4]));
+/// assert_eq!(g.distance(0, 7), 3);
 /// assert_eq!(g.diameter(), 3);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -87,71 +105,7 @@ impl Topology {
                 workers,
             });
         }
-        let neighbors = (0..workers)
-            .map(|k| {
-                let mut n = self.raw_neighbors(k, workers);
-                n.sort_unstable();
-                n.dedup();
-                n.retain(|&j| j != k);
-                n
-            })
-            .collect::<Vec<_>>();
-        Ok(TopologyGraph::from_neighbors(self, neighbors))
-    }
-
-    fn raw_neighbors(self, k: usize, p: usize) -> Vec<usize> {
-        match self {
-            Topology::Hypercube => {
-                let bits = usize::BITS - (p - 1).leading_zeros();
-                (0..bits).map(|b| k ^ (1 << b)).filter(|&j| j < p).collect()
-            }
-            Topology::Mesh | Topology::Torus => {
-                let (cols, rows) = mesh_shape(p);
-                let (r, c) = (k / cols, k % cols);
-                let row_len = |r: usize| if r + 1 == rows { p - r * cols } else { cols };
-                // Column c holds rows 0..col_len(c): the last row may not reach column c.
-                let col_len = |c: usize| {
-                    if c < row_len(rows - 1) {
-                        rows
-                    } else {
-                        rows - 1
-                    }
-                };
-                let wrap = self == Topology::Torus;
-                let mut n = Vec::with_capacity(4);
-                let len = row_len(r);
-                if c > 0 {
-                    n.push(k - 1);
-                } else if wrap && len == cols && len > 1 {
-                    n.push(k + len - 1);
-                }
-                if c + 1 < len {
-                    n.push(k + 1);
-                } else if wrap && len == cols && len > 1 {
-                    n.push(r * cols);
-                }
-                let clen = col_len(c);
-                if r > 0 {
-                    n.push(k - cols);
-                } else if wrap && clen == rows && clen > 1 {
-                    n.push((clen - 1) * cols + c);
-                }
-                if r + 1 < clen {
-                    n.push(k + cols);
-                } else if wrap && clen == rows && clen > 1 {
-                    n.push(c);
-                }
-                n
-            }
-            Topology::Ring => {
-                if p == 1 {
-                    Vec::new()
-                } else {
-                    vec![(k + p - 1) % p, (k + 1) % p]
-                }
-            }
-            Topology::Complete => (0..p).filter(|&j| j != k).collect(),
-        }
+        Ok(TopologyGraph::new(self, workers))
     }
 
     /// The parent of `k` in the combining tree `grr-m` embeds in this topology (`None` for the
@@ -248,40 +202,279 @@ impl fmt::Display for TopologyError {
 
 impl std::error::Error for TopologyError {}
 
-/// A topology laid over a fixed number of workers: neighbour sets, hop distances, diameter.
-#[derive(Clone, Debug)]
-pub struct TopologyGraph {
-    topology: Topology,
-    neighbors: Vec<Vec<usize>>,
-    /// Row-major `len × len` hop counts.
-    dist: Vec<u16>,
-    diameter: usize,
+/// Bits in the ids `0..p`: the dimension of the (possibly incomplete) hypercube over `p`.
+fn id_bits(p: usize) -> usize {
+    (usize::BITS - (p - 1).leading_zeros()) as usize
 }
 
-impl TopologyGraph {
-    fn from_neighbors(topology: Topology, neighbors: Vec<Vec<usize>>) -> Self {
-        let n = neighbors.len();
-        let mut dist = vec![u16::MAX; n * n];
-        let mut queue = VecDeque::new();
-        for s in 0..n {
-            let row = &mut dist[s * n..(s + 1) * n];
-            row[s] = 0;
-            queue.push_back(s);
-            while let Some(u) = queue.pop_front() {
-                for &v in &neighbors[u] {
-                    if row[v] == u16::MAX {
-                        row[v] = row[u] + 1;
-                        queue.push_back(v);
+/// The distance between two points `d` apart on a cycle of `n` (`d < n`).
+fn cyclic(d: usize, n: usize) -> usize {
+    d.min(n - d)
+}
+
+/// The sum of [`cyclic`] distances from one point of a cycle of `n` to all of its points.
+fn cyclic_sum(n: usize) -> u64 {
+    (n as u64 * n as u64) / 4
+}
+
+/// `Σ n_i n_j |i - j|` over ordered pairs of positions on a line holding `counts[i]` points each.
+fn line_pair_sum(counts: impl Iterator<Item = usize>) -> u64 {
+    let (mut seen, mut reach, mut total) = (0u64, 0u64, 0u64);
+    for n in counts {
+        // `reach`: the summed distance from this position back to every earlier point.
+        reach += seen;
+        total += n as u64 * reach;
+        seen += n as u64;
+    }
+    2 * total
+}
+
+/// The near-square row-major grid of the mesh and the torus.
+#[derive(Clone, Copy, Debug)]
+struct Grid {
+    cols: usize,
+    rows: usize,
+    /// Cells in the last row, 1 to `cols`.
+    last: usize,
+}
+
+impl Grid {
+    fn new(p: usize) -> Self {
+        let (cols, rows) = mesh_shape(p);
+        Grid {
+            cols,
+            rows,
+            last: p - (rows - 1) * cols,
+        }
+    }
+
+    /// Row and column of worker `k`.
+    fn at(self, k: usize) -> (usize, usize) {
+        (k / self.cols, k % self.cols)
+    }
+
+    fn row_len(self, r: usize) -> usize {
+        if r + 1 == self.rows {
+            self.last
+        } else {
+            self.cols
+        }
+    }
+
+    /// Column `c` holds rows `0..col_len(c)`: the last row may not reach it.
+    fn col_len(self, c: usize) -> usize {
+        if c < self.last {
+            self.rows
+        } else {
+            self.rows - 1
+        }
+    }
+
+    /// Every row and column is full (the torus then wraps all of them).
+    fn is_full(self) -> bool {
+        self.last == self.cols
+    }
+
+    /// The grid neighbours of `k` in increasing order. With `wrap`, a full row or column longer
+    /// than one closes into a cycle.
+    ///
+    /// The candidates come in a fixed increasing order: in the column above `k`, the top of the
+    /// column (reached by wrapping from the bottom) then the cell just above; in the row, its
+    /// start (wrapping from its end) then the cell to the left; then, mirrored, the cell to the
+    /// right, the row's end, the cell below and the column's bottom. Neighbouring candidates
+    /// coincide only on a line of two cells, where the wrap-around meets the plain step; those
+    /// repeats are skipped.
+    fn neighbors(self, k: usize, wrap: bool) -> Neighbors {
+        let (r, c) = self.at(k);
+        let len = self.row_len(r);
+        let height = self.col_len(c);
+        let row_wraps = wrap && len == self.cols && len > 1;
+        let col_wraps = wrap && height == self.rows && height > 1;
+        let mut list = Neighbors::empty();
+        if r + 1 == height && col_wraps {
+            list.push(c);
+        }
+        if r > 0 {
+            list.push(k - self.cols);
+        }
+        if c + 1 == len && row_wraps {
+            list.push(r * self.cols);
+        }
+        if c > 0 {
+            list.push(k - 1);
+        }
+        if c + 1 < len {
+            list.push(k + 1);
+        }
+        if c == 0 && row_wraps {
+            list.push(k + len - 1);
+        }
+        if r + 1 < height {
+            list.push(k + self.cols);
+        }
+        if r == 0 && col_wraps {
+            list.push((height - 1) * self.cols + c);
+        }
+        list
+    }
+
+    fn mesh_distance(self, a: usize, b: usize) -> usize {
+        let ((r1, c1), (r2, c2)) = (self.at(a), self.at(b));
+        r1.abs_diff(r2) + c1.abs_diff(c2)
+    }
+
+    /// Torus hops between `a` and `b`.
+    ///
+    /// A path's horizontal steps are at least the cyclic column distance `h`, its vertical steps
+    /// at least the cyclic row distance; with a full last row both bounds are met at once. With a
+    /// short last row (`last < cols`), call the rows above it the upper block: its rows are
+    /// cycles, the columns `0..last` are cycles through the last row, the others are paths
+    /// ending above it, and the last row is a path.
+    ///
+    /// - Both ends in the upper block, `t` rows apart: either straight, `h + t`, or round the
+    ///   other way through the wrap of a column `x < last`, `detour + rows - t`, where `detour`
+    ///   is the least `h(c1, x) + h(x, c2)`.
+    /// - One end in the last row: along the other end's (cyclic) row to the last-row end's
+    ///   column, which is below `last` and so a full cycle, then vertically either way round it.
+    /// - Both in the last row: along it, or one step up into a cyclic row, along that and back
+    ///   down.
+    fn torus_distance(self, a: usize, b: usize) -> usize {
+        let ((r1, c1), (r2, c2)) = (self.at(a), self.at(b));
+        let h = cyclic(c1.abs_diff(c2), self.cols);
+        if self.is_full() {
+            return h + cyclic(r1.abs_diff(r2), self.rows);
+        }
+        let bottom = self.rows - 1;
+        match (r1 == bottom, r2 == bottom) {
+            (false, false) => {
+                let t = r1.abs_diff(r2);
+                (h + t).min(self.detour(c1, c2) + self.rows - t)
+            }
+            (true, false) => h + (bottom - r2).min(r2 + 1),
+            (false, true) => h + (bottom - r1).min(r1 + 1),
+            (true, true) => c1.abs_diff(c2).min(h + 2),
+        }
+    }
+
+    /// The least `h(c1, x) + h(x, c2)` over the wrapping columns `x < last`, `h` being the
+    /// cyclic column distance.
+    ///
+    /// If `0..last` meets a shortest arc from `c1` to `c2`, that arc holds an end of the range
+    /// or the range holds `c1` or `c2`, and the sum there is `h(c1, c2)`. Otherwise the range
+    /// lies on the long arc, where the sum is concave in `x`: its least value is at an end of
+    /// the range. So the ends of the range and the ends of the pair are the only candidates.
+    fn detour(self, c1: usize, c2: usize) -> usize {
+        let n = self.cols;
+        let via = |x: usize| cyclic(c1.abs_diff(x), n) + cyclic(x.abs_diff(c2), n);
+        let mut best = via(0).min(via(self.last - 1));
+        for c in [c1, c2] {
+            if c < self.last {
+                best = best.min(via(c));
+            }
+        }
+        best
+    }
+
+    /// The torus diameter with a short last row: the largest distance of each kind of pair
+    /// (see [`Grid::torus_distance`]), over every pair of columns.
+    fn short_torus_diameter(self) -> usize {
+        let (cols, rows, last) = (self.cols, self.rows, self.last);
+        // Upper-block row differences run over 0..=rows - 2.
+        let top_t = rows - 2;
+        let mut best = 0;
+        for c1 in 0..cols {
+            for c2 in 0..cols {
+                let h = cyclic(c1.abs_diff(c2), cols);
+                let detour = self.detour(c1, c2);
+                // min(h + t, detour + rows - t) rises then falls in t: its peak is next to
+                // where the two lines cross.
+                let cross = (detour + rows - h) / 2;
+                for t in [cross.min(top_t), (cross + 1).min(top_t)] {
+                    best = best.max((h + t).min(detour + rows - t));
+                }
+                if c2 < last {
+                    // min(rows - 1 - r, r + 1) over r in 0..rows - 1 peaks at rows / 2.
+                    best = best.max(h + rows / 2);
+                    if c1 < last {
+                        best = best.max(c1.abs_diff(c2).min(h + 2));
                     }
                 }
             }
         }
-        debug_assert!(dist.iter().all(|&d| d != u16::MAX), "graph is connected");
-        let diameter = dist.iter().copied().max().unwrap_or(0) as usize;
+        best
+    }
+
+    /// `Σ distance(a, b)` over ordered pairs of a torus with a short last row, one pair of
+    /// columns at a time (see [`Grid::torus_distance`]).
+    fn short_torus_sum(self) -> u64 {
+        let (cols, rows, last) = (self.cols, self.rows, self.last);
+        let upper = rows - 1;
+        // Ordered pairs of upper-block rows `t` apart: `upper` for t = 0, else 2 (upper - t).
+        let pairs = |t: usize| if t == 0 { upper } else { 2 * (upper - t) } as u64;
+        // Prefix sums over t of pairs(t) and of t * pairs(t).
+        let mut count = vec![0u64; upper + 1];
+        let mut moment = vec![0u64; upper + 1];
+        for t in 0..upper {
+            count[t + 1] = count[t] + pairs(t);
+            moment[t + 1] = moment[t] + t as u64 * pairs(t);
+        }
+        // Σ over upper-block rows r of min(rows - 1 - r, r + 1): the vertical part of the
+        // distance from an upper-block cell to the last row.
+        let to_bottom: u64 = (0..upper).map(|r| (rows - 1 - r).min(r + 1) as u64).sum();
+        let mut total = 0u64;
+        for c1 in 0..cols {
+            for c2 in 0..cols {
+                let h = cyclic(c1.abs_diff(c2), cols);
+                let around = (self.detour(c1, c2) + rows) as u64;
+                // Row differences t < k go straight (h + t), the others round the wrap.
+                let k = ((around as usize - h) / 2 + 1).min(upper);
+                total += h as u64 * count[k] + moment[k] + around * (count[upper] - count[k])
+                    - (moment[upper] - moment[k]);
+                if c2 < last {
+                    // The upper-block cells of c1 to the last-row cell of c2, and back.
+                    total += 2 * (upper as u64 * h as u64 + to_bottom);
+                    if c1 < last {
+                        total += c1.abs_diff(c2).min(h + 2) as u64;
+                    }
+                }
+            }
+        }
+        total
+    }
+}
+
+/// A topology laid over a fixed number of workers: neighbour sets, hop distances, diameter.
+///
+/// Only the shape is stored (a few integers, whatever the worker count): neighbours and
+/// distances are computed on demand in constant time, the diameter once when the graph is built
+/// (in constant time, or by a scan over pairs of columns for a torus whose last row is short),
+/// and the mean distance when asked for. Every value equals what a breadth-first search over the
+/// neighbour relation gives.
+#[derive(Clone, Debug)]
+pub struct TopologyGraph {
+    topology: Topology,
+    len: usize,
+    /// The grid of the mesh and the torus (unused by the other topologies).
+    grid: Grid,
+    diameter: usize,
+}
+
+impl TopologyGraph {
+    /// The graph of `topology` over `len` workers (1 to [`MAX_WORKERS`], checked by the caller).
+    fn new(topology: Topology, len: usize) -> Self {
+        let grid = Grid::new(len);
+        let diameter = match topology {
+            Topology::Hypercube => id_bits(len),
+            Topology::Mesh => (grid.rows - 1) + (grid.cols - 1),
+            Topology::Torus if grid.is_full() => grid.rows / 2 + grid.cols / 2,
+            Topology::Torus => grid.short_torus_diameter(),
+            Topology::Ring => len / 2,
+            Topology::Complete => usize::from(len > 1),
+        };
         TopologyGraph {
             topology,
-            neighbors,
-            dist,
+            len,
+            grid,
             diameter,
         }
     }
@@ -293,21 +486,55 @@ impl TopologyGraph {
 
     /// The number of workers (nodes).
     pub fn len(&self) -> usize {
-        self.neighbors.len()
+        self.len
     }
 
     /// Always false: a graph has at least one worker.
     pub fn is_empty(&self) -> bool {
-        self.neighbors.is_empty()
+        self.len == 0
+    }
+
+    fn check(&self, k: usize) {
+        let n = self.len;
+        assert!(k < n, "worker id {k} out of range 0..{n}");
     }
 
     /// The neighbours of worker `k`, in increasing order.
     ///
+    /// The iterator is computed from the shape in a few instructions and allocates nothing
+    /// (see [`Neighbors`]); its `len()` is the degree of `k`.
+    ///
     /// # Panics
     ///
     /// If `k >= self.len()`.
-    pub fn neighbors(&self, k: usize) -> &[usize] {
-        &self.neighbors[k]
+    pub fn neighbors(&self, k: usize) -> Neighbors {
+        self.check(k);
+        let p = self.len;
+        match self.topology {
+            Topology::Hypercube => Neighbors::hypercube(k, p),
+            Topology::Mesh => self.grid.neighbors(k, false),
+            Topology::Torus => self.grid.neighbors(k, true),
+            Topology::Ring => {
+                let mut list = Neighbors::empty();
+                if p > 1 {
+                    // Over two workers both sides are the same worker: `push` drops the repeat.
+                    let (below, above) = ((k + p - 1) % p, (k + 1) % p);
+                    list.push(below.min(above));
+                    list.push(below.max(above));
+                }
+                list
+            }
+            Topology::Complete => Neighbors::all_but(k, p),
+        }
+    }
+
+    /// Whether `a` and `b` are neighbours (a worker is not its own neighbour).
+    ///
+    /// # Panics
+    ///
+    /// If either id is out of range.
+    pub fn is_neighbor(&self, a: usize, b: usize) -> bool {
+        a != b && self.distance(a, b) == 1
     }
 
     /// Hops on a shortest path between `a` and `b`.
@@ -316,9 +543,15 @@ impl TopologyGraph {
     ///
     /// If either id is out of range.
     pub fn distance(&self, a: usize, b: usize) -> usize {
-        let n = self.len();
-        assert!(a < n && b < n, "worker id out of range 0..{n}");
-        self.dist[a * n + b] as usize
+        self.check(a);
+        self.check(b);
+        match self.topology {
+            Topology::Hypercube => (a ^ b).count_ones() as usize,
+            Topology::Mesh => self.grid.mesh_distance(a, b),
+            Topology::Torus => self.grid.torus_distance(a, b),
+            Topology::Ring => cyclic(a.abs_diff(b), self.len),
+            Topology::Complete => usize::from(a != b),
+        }
     }
 
     /// The largest distance between two workers.
@@ -332,19 +565,299 @@ impl TopologyGraph {
     }
 
     /// The mean distance from a worker to the others (0 for one worker).
+    ///
+    /// Computed when called, in at most O(P) steps, from the sum of the distances over all
+    /// ordered pairs.
     pub fn mean_distance(&self) -> f64 {
-        let n = self.len();
+        let n = self.len;
         if n < 2 {
             return 0.0;
         }
-        let sum: u64 = self.dist.iter().map(|&d| d as u64).sum();
-        sum as f64 / (n * (n - 1)) as f64
+        self.distance_sum() as f64 / (n * (n - 1)) as f64
+    }
+
+    /// `Σ distance(a, b)` over all ordered pairs.
+    fn distance_sum(&self) -> u64 {
+        let p = self.len;
+        let grid = self.grid;
+        match self.topology {
+            Topology::Hypercube => (0..id_bits(p))
+                .map(|b| {
+                    // Ids below p with bit b set: whole blocks of 2^(b+1), then the tail.
+                    let block = 1usize << (b + 1);
+                    let half = block / 2;
+                    let ones = (p / block) * half + (p % block).saturating_sub(half);
+                    2 * ones as u64 * (p - ones) as u64
+                })
+                .sum(),
+            Topology::Mesh => {
+                line_pair_sum((0..grid.rows).map(|r| grid.row_len(r)))
+                    + line_pair_sum((0..grid.cols).map(|c| grid.col_len(c)))
+            }
+            Topology::Torus if grid.is_full() => {
+                let (c, r) = (grid.cols as u64, grid.rows as u64);
+                r * r * c * cyclic_sum(grid.cols) + c * c * r * cyclic_sum(grid.rows)
+            }
+            Topology::Torus => grid.short_torus_sum(),
+            Topology::Ring => p as u64 * cyclic_sum(p),
+            Topology::Complete => p as u64 * (p as u64 - 1),
+        }
     }
 }
+
+/// The neighbours of one worker in increasing order: what [`TopologyGraph::neighbors`]
+/// returns.
+///
+/// It holds at most four ids (mesh, torus, ring), two bit masks (hypercube) or a range
+/// (complete graph): making one takes a few instructions, allocates nothing and borrows nothing.
+/// `len()` is exact; `nth` takes constant time except on the hypercube (at most `log2 P` steps).
+///
+/// ```
+/// use hypersteal::Topology;
+/// let g = Topology::Torus.graph(9);
+/// let n = g.neighbors(0);
+/// assert_eq!(n.len(), 4);
+/// assert_eq!(n.collect::<Vec<_>>(), [1, 2, 3, 6]);
+/// assert_eq!(Topology::Complete.graph(1024).neighbors(5).nth(5), Some(6));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Neighbors {
+    inner: Inner,
+}
+
+#[derive(Clone, Debug)]
+enum Inner {
+    /// `ids[front..back]`, increasing.
+    Listed { ids: [u16; 4], front: u8, back: u8 },
+    /// Hypercube: `k` with one bit of `down` cleared, highest bit first, then with one bit of
+    /// `up` set, lowest bit first: increasing ids.
+    Bits { k: usize, down: usize, up: usize },
+    /// `next..end` without `skip`: every worker but one.
+    AllBut {
+        next: usize,
+        end: usize,
+        skip: usize,
+    },
+}
+
+impl Neighbors {
+    fn empty() -> Self {
+        Neighbors {
+            inner: Inner::Listed {
+                ids: [0; 4],
+                front: 0,
+                back: 0,
+            },
+        }
+    }
+
+    /// Appends the next id, in increasing order, to a list being built; an id equal to the
+    /// last one is a repeat and is dropped.
+    fn push(&mut self, id: usize) {
+        if let Inner::Listed { ids, back, .. } = &mut self.inner {
+            let id = id as u16;
+            if *back == 0 || ids[*back as usize - 1] != id {
+                debug_assert!(
+                    *back == 0 || ids[*back as usize - 1] < id,
+                    "pushed out of order"
+                );
+                ids[*back as usize] = id;
+                *back += 1;
+            }
+        }
+    }
+
+    /// Worker `k` of the hypercube over `p`: every set bit of `k` may be cleared, and a clear
+    /// bit `b` may be set when `k + 2^b < p`, i.e. when `2^b <= p - k - 1`.
+    fn hypercube(k: usize, p: usize) -> Self {
+        let room = p - k - 1;
+        let below_room = if room == 0 {
+            0
+        } else {
+            usize::MAX >> room.leading_zeros()
+        };
+        Neighbors {
+            inner: Inner::Bits {
+                k,
+                down: k,
+                up: !k & below_room,
+            },
+        }
+    }
+
+    fn all_but(k: usize, p: usize) -> Self {
+        Neighbors {
+            inner: Inner::AllBut {
+                next: 0,
+                end: p,
+                skip: k,
+            },
+        }
+    }
+}
+
+impl Iterator for Neighbors {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        match &mut self.inner {
+            Inner::Listed { ids, front, back } => (*front < *back).then(|| {
+                *front += 1;
+                ids[*front as usize - 1] as usize
+            }),
+            Inner::Bits { k, down, up } => {
+                if *down != 0 {
+                    let bit = 1 << (usize::BITS - 1 - down.leading_zeros());
+                    *down &= !bit;
+                    Some(*k & !bit)
+                } else if *up != 0 {
+                    let bit = *up & up.wrapping_neg();
+                    *up &= !bit;
+                    Some(*k | bit)
+                } else {
+                    None
+                }
+            }
+            Inner::AllBut { next, end, skip } => {
+                if *next == *skip {
+                    *next += 1;
+                }
+                (*next < *end).then(|| {
+                    *next += 1;
+                    *next - 1
+                })
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match &self.inner {
+            Inner::Listed { front, back, .. } => usize::from(*back - *front),
+            Inner::Bits { down, up, .. } => (down.count_ones() + up.count_ones()) as usize,
+            Inner::AllBut { next, end, skip } => {
+                end.saturating_sub(*next) - usize::from(*next <= *skip && *skip < *end)
+            }
+        };
+        (n, Some(n))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<usize> {
+        match &mut self.inner {
+            Inner::Listed { front, back, .. } => {
+                *front = (*front as usize).saturating_add(n).min(*back as usize) as u8;
+            }
+            Inner::Bits { .. } => {
+                for _ in 0..n {
+                    self.next()?;
+                }
+            }
+            Inner::AllBut { next, end, skip } => {
+                // The n-th remaining id is next + n, one further if `skip` comes first.
+                let mut at = next.saturating_add(n);
+                if *next <= *skip && *skip <= at {
+                    at = at.saturating_add(1);
+                }
+                *next = at.min(*end);
+            }
+        }
+        self.next()
+    }
+}
+
+impl ExactSizeIterator for Neighbors {}
+
+impl FusedIterator for Neighbors {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::VecDeque;
+
+    /// Whether `a` and `b` are adjacent, straight from the definitions in `docs/policies.md`
+    /// (and `mesh_shape`), written independently of the code above.
+    fn adjacent(t: Topology, p: usize, a: usize, b: usize) -> bool {
+        if a == b {
+            return false;
+        }
+        let (cols, rows) = mesh_shape(p);
+        let (ra, ca, rb, cb) = (a / cols, a % cols, b / cols, b % cols);
+        let grid_step = (ra == rb && ca.abs_diff(cb) == 1) || (ca == cb && ra.abs_diff(rb) == 1);
+        match t {
+            Topology::Hypercube => (a ^ b).is_power_of_two(),
+            Topology::Mesh => grid_step,
+            Topology::Torus => {
+                // A row is full when it has `cols` cells, a column when it has `rows`.
+                let row_full = |r: usize| (r * cols..(r + 1) * cols).all(|k| k < p);
+                let col_full = |c: usize| (rows - 1) * cols + c < p;
+                let wraps_row = ra == rb && cols > 1 && row_full(ra) && ca.abs_diff(cb) == cols - 1;
+                let wraps_col = ca == cb && rows > 1 && col_full(ca) && ra.abs_diff(rb) == rows - 1;
+                grid_step || wraps_row || wraps_col
+            }
+            Topology::Ring => (a + 1) % p == b || (b + 1) % p == a,
+            Topology::Complete => true,
+        }
+    }
+
+    /// The neighbour lists the graph had when it kept them explicitly: every adjacent id, in
+    /// increasing order.
+    fn reference_lists(t: Topology, p: usize) -> Vec<Vec<usize>> {
+        (0..p)
+            .map(|a| (0..p).filter(|&b| adjacent(t, p, a, b)).collect())
+            .collect()
+    }
+
+    /// Hop counts from `source` by breadth-first search over `lists`.
+    fn bfs(lists: &[Vec<usize>], source: usize) -> Vec<usize> {
+        let mut dist = vec![usize::MAX; lists.len()];
+        dist[source] = 0;
+        let mut queue = VecDeque::from([source]);
+        while let Some(u) = queue.pop_front() {
+            for &v in &lists[u] {
+                if dist[v] == usize::MAX {
+                    dist[v] = dist[u] + 1;
+                    queue.push_back(v);
+                }
+            }
+        }
+        dist
+    }
+
+    /// Checks every closed form of `t` over `p` workers against the reference lists and BFS.
+    fn check_against_bfs(t: Topology, p: usize) {
+        let g = t.graph(p);
+        assert_eq!(g.len(), p);
+        let lists = reference_lists(t, p);
+        let (mut diameter, mut sum) = (0, 0u64);
+        for a in 0..p {
+            let n = g.neighbors(a);
+            assert_eq!(n.len(), lists[a].len(), "{t} {p}: degree of {a}");
+            assert_eq!(
+                n.collect::<Vec<_>>(),
+                lists[a],
+                "{t} {p}: neighbours of {a}"
+            );
+            let dist = bfs(&lists, a);
+            for (b, &hops) in dist.iter().enumerate() {
+                assert_ne!(hops, usize::MAX, "{t} {p}: {b} unreachable from {a}");
+                assert_eq!(g.distance(a, b), hops, "{t} {p}: distance {a} -> {b}");
+                assert_eq!(
+                    g.is_neighbor(a, b),
+                    lists[a].contains(&b),
+                    "{t} {p}: {a}-{b}"
+                );
+            }
+            diameter = diameter.max(dist.iter().copied().max().unwrap());
+            sum += dist.iter().map(|&d| d as u64).sum::<u64>();
+        }
+        assert_eq!(g.diameter(), diameter, "{t} {p}: diameter");
+        assert_eq!(g.distance_sum(), sum, "{t} {p}: distance sum");
+        let mean = if p < 2 {
+            0.0
+        } else {
+            sum as f64 / (p * (p - 1)) as f64
+        };
+        assert_eq!(g.mean_distance(), mean, "{t} {p}: mean distance");
+    }
 
     #[test]
     fn mesh_shape_is_near_square() {
@@ -355,26 +868,71 @@ mod tests {
     }
 
     #[test]
-    fn every_topology_is_connected_and_symmetric_up_to_64() {
+    fn closed_forms_match_bfs_up_to_130_workers() {
         for t in Topology::ALL {
-            for p in 1..=64 {
+            for p in 1..=130 {
+                check_against_bfs(t, p);
+            }
+        }
+    }
+
+    #[test]
+    fn closed_forms_match_bfs_at_large_counts() {
+        for t in Topology::ALL {
+            for p in [255, 256, 257, 600, 1000, 1023, MAX_WORKERS] {
+                check_against_bfs(t, p);
+            }
+        }
+    }
+
+    #[test]
+    fn every_topology_is_symmetric_and_its_tree_follows_its_edges() {
+        for t in Topology::ALL {
+            for p in 1..=130 {
                 let g = t.graph(p);
                 for a in 0..p {
-                    for &b in g.neighbors(a) {
-                        assert!(g.neighbors(b).contains(&a), "{t} {p}: {a}-{b}");
+                    for b in g.neighbors(a) {
+                        assert!(g.neighbors(b).any(|j| j == a), "{t} {p}: {a}-{b}");
                     }
                     for b in 0..p {
                         assert_eq!(g.distance(a, b), g.distance(b, a));
+                        assert_eq!(g.is_neighbor(a, b), g.is_neighbor(b, a));
                     }
                     if let Some(parent) = g.tree_parent(a) {
                         assert!(parent < a);
                         if matches!(t, Topology::Hypercube | Topology::Mesh | Topology::Torus) {
-                            assert!(g.neighbors(a).contains(&parent), "{t} {p}: tree edge");
+                            assert!(g.is_neighbor(a, parent), "{t} {p}: tree edge {a}");
                         }
                     }
                 }
             }
         }
+    }
+
+    #[test]
+    fn neighbors_count_and_skip_exactly() {
+        for t in Topology::ALL {
+            for p in [1, 2, 3, 7, 64, 100] {
+                let g = t.graph(p);
+                for k in 0..p {
+                    let all: Vec<_> = g.neighbors(k).collect();
+                    for i in 0..=all.len() + 1 {
+                        let mut n = g.neighbors(k);
+                        assert_eq!(n.nth(i), all.get(i).copied(), "{t} {p} {k}: nth({i})");
+                        let rest = all.len().saturating_sub(i + 1);
+                        assert_eq!(n.len(), rest, "{t} {p} {k}: len after nth({i})");
+                        assert_eq!(n.collect::<Vec<_>>(), all[(i + 1).min(all.len())..]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn graphs_take_constant_memory() {
+        // The graph is its shape: no per-worker (let alone per-pair) storage.
+        assert!(std::mem::size_of::<TopologyGraph>() <= 8 * std::mem::size_of::<usize>());
+        assert!(std::mem::size_of::<Neighbors>() <= 4 * std::mem::size_of::<usize>());
     }
 
     #[test]

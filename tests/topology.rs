@@ -5,7 +5,7 @@ use hypersteal::Topology;
 fn neighbors(t: Topology, p: usize) -> Vec<Vec<usize>> {
     let g = t.graph(p);
     assert_eq!(g.len(), p);
-    (0..p).map(|k| g.neighbors(k).to_vec()).collect()
+    (0..p).map(|k| g.neighbors(k).collect()).collect()
 }
 
 #[test]
@@ -72,9 +72,9 @@ fn mesh_6_is_3_by_2() {
 #[test]
 fn mesh_9_is_3_by_3() {
     let g = Topology::Mesh.graph(9);
-    assert_eq!(g.neighbors(0), &[1, 3]);
-    assert_eq!(g.neighbors(4), &[1, 3, 5, 7]);
-    assert_eq!(g.neighbors(8), &[5, 7]);
+    assert_eq!(g.neighbors(0).collect::<Vec<_>>(), [1, 3]);
+    assert_eq!(g.neighbors(4).collect::<Vec<_>>(), [1, 3, 5, 7]);
+    assert_eq!(g.neighbors(8).collect::<Vec<_>>(), [5, 7]);
     assert_eq!(g.diameter(), 4);
     assert_eq!(g.distance(0, 8), 4);
 }
@@ -83,18 +83,61 @@ fn mesh_9_is_3_by_3() {
 fn short_last_row_of_a_mesh() {
     // 7 workers: 3 columns, last row holds only 6.
     let g = Topology::Mesh.graph(7);
-    assert_eq!(g.neighbors(6), &[3]);
-    assert_eq!(g.neighbors(5), &[2, 4]);
+    assert_eq!(g.neighbors(6).collect::<Vec<_>>(), [3]);
+    assert_eq!(g.neighbors(5).collect::<Vec<_>>(), [2, 4]);
     assert_eq!(g.diameter(), 4); // 2 -> 6
 }
 
 #[test]
 fn torus_9_wraps_rows_and_columns() {
     let g = Topology::Torus.graph(9);
-    assert_eq!(g.neighbors(0), &[1, 2, 3, 6]);
-    assert_eq!(g.neighbors(4), &[1, 3, 5, 7]);
-    assert_eq!(g.neighbors(8), &[2, 5, 6, 7]);
+    assert_eq!(g.neighbors(0).collect::<Vec<_>>(), [1, 2, 3, 6]);
+    assert_eq!(g.neighbors(4).collect::<Vec<_>>(), [1, 3, 5, 7]);
+    assert_eq!(g.neighbors(8).collect::<Vec<_>>(), [2, 5, 6, 7]);
     assert_eq!(g.diameter(), 2);
+}
+
+#[test]
+fn torus_10_wraps_only_full_rows_and_columns() {
+    // 4 columns, 3 rows, the last row holds 8 and 9: rows 0 and 1 wrap, columns 0 and 1 wrap
+    // through the last row, columns 2 and 3 and the last row do not.
+    let g = Topology::Torus.graph(10);
+    assert_eq!(g.neighbors(0).collect::<Vec<_>>(), [1, 3, 4, 8]);
+    assert_eq!(g.neighbors(2).collect::<Vec<_>>(), [1, 3, 6]);
+    assert_eq!(g.neighbors(3).collect::<Vec<_>>(), [0, 2, 7]);
+    assert_eq!(g.neighbors(8).collect::<Vec<_>>(), [0, 4, 9]);
+    assert_eq!(g.neighbors(9).collect::<Vec<_>>(), [1, 5, 8]);
+    assert!(g.is_neighbor(8, 0) && g.is_neighbor(3, 0) && !g.is_neighbor(9, 0));
+    assert_eq!(g.distance(8, 3), 2); // up the wrap of column 0, then the wrap of row 0
+    assert_eq!(g.distance(9, 7), 3);
+    assert_eq!(g.diameter(), 3);
+}
+
+#[test]
+fn graphs_of_1024_workers() {
+    let expected = [
+        (Topology::Hypercube, 10, 10),
+        (Topology::Mesh, 62, 4),
+        (Topology::Torus, 32, 4),
+        (Topology::Ring, 512, 2),
+        (Topology::Complete, 1, 1023),
+    ];
+    for (t, diameter, degree) in expected {
+        let g = t.graph(1024);
+        assert_eq!(g.diameter(), diameter, "{t}");
+        assert_eq!(g.neighbors(1023 - 33).len(), degree, "{t}");
+        let far = (0..1024).map(|b| g.distance(5, b)).max().unwrap();
+        assert!(far <= diameter, "{t}");
+        for b in g.neighbors(700) {
+            assert!(g.is_neighbor(b, 700) && g.distance(700, b) == 1, "{t}");
+        }
+    }
+    let n = Topology::Complete.graph(1024).neighbors(7);
+    assert_eq!(
+        n.clone().take(8).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4, 5, 6, 8]
+    );
+    assert_eq!(n.last(), Some(1023));
 }
 
 #[test]
@@ -112,11 +155,11 @@ fn ring_5() {
 #[test]
 fn complete_and_single_worker() {
     let g = Topology::Complete.graph(5);
-    assert_eq!(g.neighbors(2), &[0, 1, 3, 4]);
+    assert_eq!(g.neighbors(2).collect::<Vec<_>>(), [0, 1, 3, 4]);
     assert_eq!(g.diameter(), 1);
     for t in Topology::ALL {
         let g = t.graph(1);
-        assert!(g.neighbors(0).is_empty());
+        assert_eq!(g.neighbors(0).count(), 0);
         assert_eq!(g.diameter(), 0);
     }
 }

@@ -218,10 +218,11 @@ impl Victims {
                 Some(if r >= me { r + 1 } else { r })
             }
             Policy::NearestNeighbor => {
-                let n = graph.neighbors(me);
-                let v = n[self.nn_cursor % n.len()];
-                self.nn_cursor = (self.nn_cursor + 1) % n.len();
-                Some(v)
+                let mut n = graph.neighbors(me);
+                let len = n.len();
+                let v = n.nth(self.nn_cursor % len);
+                self.nn_cursor = (self.nn_cursor + 1) % len;
+                v
             }
             Policy::AsyncRoundRobin => {
                 let mut v = self.cursor % p;
@@ -271,7 +272,7 @@ impl Victims {
                 let mut best = None;
                 match scope {
                     LoadScope::Neighbors => {
-                        for &w in graph.neighbors(me) {
+                        for w in graph.neighbors(me) {
                             consider(w, &mut best, &mut self.failed_at);
                         }
                     }

@@ -16,8 +16,7 @@ fn least_loaded_neighbor(
 ) -> Option<(usize, usize)> {
     graph
         .neighbors(me)
-        .iter()
-        .map(|&i| (i, loads.queued(i)))
+        .map(|i| (i, loads.queued(i)))
         .min_by_key(|&(i, f)| (f, i))
 }
 
@@ -73,12 +72,7 @@ pub(crate) fn gradient_proximity(
     if own_load < low {
         return 0;
     }
-    let least = graph
-        .neighbors(me)
-        .iter()
-        .map(|&j| proximity(j))
-        .min()
-        .unwrap_or(cap);
+    let least = graph.neighbors(me).map(&proximity).min().unwrap_or(cap);
     (least + 1).min(cap)
 }
 
@@ -98,8 +92,7 @@ pub(crate) fn gradient_target(
     }
     let (target, least) = graph
         .neighbors(me)
-        .iter()
-        .map(|&j| (j, proximity(j)))
+        .map(|j| (j, proximity(j)))
         .min_by_key(|&(j, p)| (p, j))?;
     (own_proximity > least).then_some(target)
 }

@@ -327,7 +327,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         while i < self.parked.len() {
             let w = self.parked[i];
             let wake = match reach {
-                Reach::Neighbors => self.graph.neighbors(w).contains(&p),
+                Reach::Neighbors => self.graph.is_neighbor(w, p),
                 _ => true,
             };
             if wake && self.procs[w].state == State::Parked {
@@ -533,8 +533,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 let view = self.view(now);
                 self.graph
                     .neighbors(p)
-                    .iter()
-                    .any(|&w| self.policy.worth_asking(view.queued(w)))
+                    .any(|w| self.policy.worth_asking(view.queued(w)))
             }
             Reach::Nothing => false,
         }

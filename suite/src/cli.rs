@@ -689,7 +689,7 @@ fn topology(args: &TopologyArgs) -> Result<(), String> {
         "combining-tree parent".to_string(),
     ]];
     for k in 0..g.len() {
-        let n: Vec<String> = g.neighbors(k).iter().map(|j| j.to_string()).collect();
+        let n: Vec<String> = g.neighbors(k).map(|j| j.to_string()).collect();
         t.push(vec![
             k.to_string(),
             pool.worker_core(k)
