@@ -209,7 +209,7 @@ impl Registry {
         debug_assert_eq!(job.origin(), EXTERNAL);
         self.submitted.fetch_add(1, Ordering::Relaxed);
         self.injector.push(job);
-        self.sleep.notify(0..self.num_threads());
+        self.sleep.notify(|| 0..self.num_threads());
     }
 
     /// The latch worker `owner` waits for was set: wake it if it sleeps.
@@ -342,10 +342,10 @@ impl Registry {
         match self.policy.reach() {
             Reach::All => {
                 let p = self.num_threads();
-                self.sleep.notify((from + 1..p).chain(0..from));
+                self.sleep.notify(|| (from + 1..p).chain(0..from));
             }
             Reach::Neighbors => {
-                self.sleep.notify(self.graph.neighbors(from));
+                self.sleep.notify(|| self.graph.neighbors(from));
             }
             // Nobody takes work from another deque: placement wakes the receiver instead.
             Reach::Nothing => {}

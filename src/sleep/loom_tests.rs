@@ -36,7 +36,7 @@ fn publish_races_sleep() {
         .collect();
     // The producer: publish, then notify (as `Registry::inject` does).
     injector.push(7);
-    sleep.notify(0..WORKERS);
+    sleep.notify(|| 0..WORKERS);
     for w in workers {
         w.join().unwrap();
     }

@@ -92,16 +92,17 @@ impl Sleep {
         true
     }
 
-    /// After publishing work that any of `candidates` could take: wake one of them if it sleeps.
-    /// Returns whether one was woken.
+    /// After publishing work that any of the `candidates()` could take: wake one of them if it
+    /// sleeps. Returns whether one was woken. The candidates are only listed when somebody
+    /// sleeps, so the common case costs the fence and one load.
     #[inline]
-    pub(crate) fn notify(&self, candidates: impl Iterator<Item = usize>) -> bool {
+    pub(crate) fn notify<I: Iterator<Item = usize>>(&self, candidates: impl FnOnce() -> I) -> bool {
         // Pairs with the fence in `sleep`.
         fence(Ordering::SeqCst);
         if self.sleepers.load(Ordering::Relaxed) == 0 {
             return false;
         }
-        self.notify_cold(candidates)
+        self.notify_cold(candidates())
     }
 
     #[cold]
