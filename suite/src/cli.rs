@@ -89,7 +89,7 @@ pub struct TimingArgs {
     #[arg(long, value_name = "PCT", default_value_t = 100.0 * StoppingRule::PRECISION, value_parser = parse_precision)]
     pub precision: f64,
     /// Seconds a configuration may take before it gets no runs beyond --runs
-    /// (default: 1 for the quick run, 10 otherwise).
+    /// (default: 0.5 for the quick run, 10 otherwise).
     #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
     pub budget: Option<f64>,
     /// Discarded runs before the timed ones.
@@ -583,7 +583,7 @@ pub fn main() -> i32 {
 }
 
 /// The default time budget of a configuration in the quick run, seconds.
-pub const QUICK_BUDGET_S: f64 = 1.0;
+pub const QUICK_BUDGET_S: f64 = 0.5;
 /// The default time budget of a configuration in `run` and `overhead`,
 /// seconds.
 pub const RUN_BUDGET_S: f64 = 10.0;
@@ -1020,7 +1020,7 @@ mod tests {
         let rule = cli.quick.timing.rule(QUICK_BUDGET_S).unwrap();
         assert_eq!(rule.min_runs, 11);
         assert_eq!(rule.max_runs, StoppingRule::MAX_RUNS);
-        assert_eq!(rule.budget, Duration::from_secs(1));
+        assert_eq!(rule.budget, Duration::from_millis(500));
         // A command and the quick run's flags before it do not mix.
         assert!(Cli::try_parse_from(["hypersteal-suite", "--runs", "3", "run"]).is_err());
     }
