@@ -132,6 +132,19 @@ impl Plan {
         self.workloads.iter().map(|w| self.jobs(w).len()).sum()
     }
 
+    /// The number of points the plan times: every configuration, and the
+    /// sequential baseline a second time for each workload that has other
+    /// configurations (see [`run_plan`]).
+    pub fn points(&self) -> usize {
+        self.workloads
+            .iter()
+            .map(|w| {
+                let n = self.jobs(w).len();
+                n + usize::from(n > 1)
+            })
+            .sum()
+    }
+
     /// Whether configurations of `policy` at `threads` workers are measured
     /// (the trimming of [`Plan::one_worker_policies`]).
     fn measures(&self, policy: &Policy, threads: usize) -> bool {
@@ -311,8 +324,14 @@ pub struct Row {
     /// (`None` where `/proc` cannot be read).
     #[serde(default)]
     pub others_cpu: Option<f64>,
+    /// Sequential rows: the baseline is timed before and after the
+    /// workload's other points; this is how far the second median lies from
+    /// the first, as a fraction of it (`None` for other rows, or when the
+    /// workload had no other point).
+    #[serde(default)]
+    pub drift: Option<f64>,
     /// Marks that the figures are not results as they stand: `noisy`,
-    /// `beats-seq`, `eff>1`, `contended` (see `crate::flags`).
+    /// `beats-seq`, `eff>1`, `contended`, `drift` (see `crate::flags`).
     #[serde(default)]
     pub flags: Vec<String>,
     /// Slowest timed run, seconds.
@@ -464,32 +483,116 @@ fn checked(instance: &mut Instance, label: &str, o: &Outcome) -> Result<(), Stri
 }
 
 /// Runs the matrix: for each workload, the sequential baseline first, then
-/// every configuration. `progress` is called once per finished
-/// configuration with its label. Returns the rows (speedups and flags filled
-/// in), or the first error (a wrong answer, a pool that cannot be built).
+/// every configuration, then the sequential baseline again; its row holds
+/// the runs of both and how far their medians drifted apart. `progress` is
+/// called once per timed point with its label. Returns the rows (speedups and
+/// flags filled in; the sequential row first), or the first error (a wrong
+/// answer, a pool that cannot be built).
 pub fn run_plan(plan: &Plan, mut progress: impl FnMut(&str)) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     for w in &plan.workloads {
         let mut instance = w.prepare();
         let mut matrices = None;
         let mut workload_rows = Vec::new();
-        for job in plan.jobs(w) {
+        let jobs = plan.jobs(w);
+        let recheck = jobs.len() > 1;
+        let mut baseline = None;
+        for job in jobs {
             let label = job.label(w);
-            let before = CpuTimes::read();
-            let (samples, stop) = run_job(plan, &mut instance, &mut matrices, job, &label)?;
-            let others = before
-                .zip(CpuTimes::read())
-                .and_then(|(a, b)| a.others_share(&b));
-            let mut row = summarise(w, job, &samples);
-            row.stop = stop.name().to_string();
-            row.others_cpu = others;
-            workload_rows.push(row);
+            let point = measure_point(plan, &mut instance, &mut matrices, job, &label)?;
+            match job {
+                Job::Sequential => baseline = Some(point),
+                _ => workload_rows.push(summarise_point(w, job, &point)),
+            }
             progress(&label);
+        }
+        if let Some(first) = baseline {
+            let row = if recheck {
+                // The baseline again, after the workload's other points: it
+                // then brackets them, and a machine whose speed drifted shows
+                // as two medians apart.
+                let label = format!("{} (again)", Job::Sequential.label(w));
+                let again =
+                    measure_point(plan, &mut instance, &mut matrices, Job::Sequential, &label)?;
+                progress(&label);
+                baseline_row(w, &first, &again)
+            } else {
+                summarise_point(w, Job::Sequential, &first)
+            };
+            workload_rows.insert(0, row);
         }
         fill_speedups(&mut workload_rows);
         rows.extend(workload_rows);
     }
     Ok(rows)
+}
+
+/// What timing one point gave: its samples, why it stopped, and the share of
+/// the cores other processes used meanwhile.
+struct Point {
+    samples: Vec<Sample>,
+    stop: Stop,
+    others: Option<f64>,
+}
+
+fn measure_point(
+    plan: &Plan,
+    instance: &mut Instance,
+    matrices: &mut Option<Matrices>,
+    job: Job,
+    label: &str,
+) -> Result<Point, String> {
+    let before = CpuTimes::read();
+    let (samples, stop) = run_job(plan, instance, matrices, job, label)?;
+    let others = before
+        .zip(CpuTimes::read())
+        .and_then(|(a, b)| a.others_share(&b));
+    Ok(Point {
+        samples,
+        stop,
+        others,
+    })
+}
+
+fn summarise_point(w: &Workload, job: Job, point: &Point) -> Row {
+    let mut row = summarise(w, job, &point.samples);
+    row.stop = point.stop.name().to_string();
+    row.others_cpu = point.others;
+    row
+}
+
+/// The sequential row from the baseline measured before and after the
+/// workload's other points: every timed run of both (the median and its
+/// interval over all of them), noisy if either was, the larger share of
+/// other processes, and the drift between the two medians.
+fn baseline_row(w: &Workload, before: &Point, after: &Point) -> Row {
+    let both: Vec<Sample> = before
+        .samples
+        .iter()
+        .chain(&after.samples)
+        .cloned()
+        .collect();
+    let mut row = summarise(w, Job::Sequential, &both);
+    let stop = if before.stop.is_noisy() {
+        before.stop
+    } else {
+        after.stop
+    };
+    row.stop = stop.name().to_string();
+    row.others_cpu = match (before.others, after.others) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
+    row.drift = drift(&before.samples, &after.samples);
+    row
+}
+
+/// The change of the median from `before` to `after`, as a fraction of the
+/// first (`None` if either is empty or zero).
+fn drift(before: &[Sample], after: &[Sample]) -> Option<f64> {
+    let m = |v: &[Sample]| median(&v.iter().map(|s| s.time.as_secs_f64()).collect::<Vec<_>>());
+    let (a, b) = (m(before), m(after));
+    (a > 0.0 && b > 0.0).then(|| b / a - 1.0)
 }
 
 /// Times one point: `plan.warmup` discarded runs of `one`, then timed runs
@@ -816,6 +919,7 @@ fn summarise(w: &Workload, job: Job, samples: &[Sample]) -> Row {
         ci_half_width: ci.map(|c| c.half_width()),
         stop: String::new(),
         others_cpu: None,
+        drift: None,
         flags: Vec::new(),
         worst_s: times.iter().copied().fold(0.0, f64::max),
         best_s: times.iter().copied().reduce(f64::min).unwrap_or(0.0),
@@ -891,6 +995,7 @@ pub(crate) fn synthetic_row(policy: &str, threads: usize, median_s: f64, stop: &
         ci_half_width: None,
         stop: stop.into(),
         others_cpu: None,
+        drift: None,
         flags: Vec::new(),
         worst_s: median_s,
         best_s: median_s,
@@ -1109,7 +1214,9 @@ mod tests {
         };
         let mut n = 0;
         let rows = on_big_stack(|| run_plan(&plan, |_| n += 1)).unwrap();
-        assert_eq!(n, rows.len());
+        assert_eq!(n, plan.points());
+        // One point more per workload: the baseline again.
+        assert_eq!(n, rows.len() + plan.workloads.len());
         assert_eq!(rows.len(), plan.configurations());
         let loops = rows.iter().filter(|r| r.variant == "loop").count();
         // 2 schedules and rayon's loop, at 2 workers only.
@@ -1201,11 +1308,17 @@ mod tests {
         let rows = on_big_stack(|| run_plan(&plan, |_| {})).unwrap();
         assert_eq!(rows.len(), 2);
         for r in &rows {
-            assert_eq!((r.runs, r.stop.as_str()), (5, "max-runs"), "{r:?}");
-            assert_eq!(r.times_s.len(), 5);
+            assert_eq!(r.stop, "max-runs", "{r:?}");
             assert!(r.flags.contains(&"noisy".to_string()), "{r:?}");
-            assert!(r.ci_half_width.is_none(), "{r:?}");
         }
+        // rp: five runs, too few for an interval.
+        assert_eq!((rows[1].policy.as_str(), rows[1].runs), ("rp", 5));
+        assert!(rows[1].ci_half_width.is_none() && rows[1].drift.is_none());
+        // The baseline, timed before and after rp: ten runs, an interval
+        // over all of them, and the drift between the two medians.
+        assert_eq!((rows[0].policy.as_str(), rows[0].runs), (SEQUENTIAL, 10));
+        assert_eq!(rows[0].times_s.len(), 10);
+        assert!(rows[0].ci_half_width.is_some() && rows[0].drift.is_some());
     }
 
     #[test]

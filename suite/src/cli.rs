@@ -642,7 +642,7 @@ const QUIET_SAMPLE: Duration = Duration::from_millis(500);
 /// caller finishes once it has measured everything it will).
 fn measure(plan: &Plan, started: String, monitor: &mut LoadMonitor) -> Result<Results, String> {
     let t0 = Instant::now();
-    let bar = progress_bar(plan.configurations());
+    let bar = progress_bar(plan.points());
     let rows = bench::run_plan(plan, |label| {
         bar.set_message(label.to_string());
         bar.inc(1);

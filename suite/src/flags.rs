@@ -1,6 +1,7 @@
 //! The marks a row carries when its figure should not be quoted as it
 //! stands: a median that did not settle, a baseline that a 1-worker run
-//! beats, an efficiency above 1, other processes on the cores.
+//! beats, an efficiency above 1, other processes on the cores, a baseline
+//! that moved while the workload was measured.
 //!
 //! Each flag is decided from the row's own figures (and, for the baseline
 //! flags, the workload's sequential time), so the same rows always carry the
@@ -16,6 +17,11 @@ use crate::stopping::Stop;
 /// A 1-worker run faster than the sequential code by more than this fraction
 /// is flagged [`Flag::BeatsSequential`].
 pub const BEATS_SEQUENTIAL_MARGIN: f64 = 0.05;
+
+/// A sequential baseline whose median moved by more than this fraction
+/// between its measurements before and after the workload's other points is
+/// flagged [`Flag::Drift`].
+pub const DRIFT_LIMIT: f64 = 0.05;
 
 /// An efficiency on more than one worker at or above this is flagged
 /// [`Flag::SuperLinear`]: above 1.00 as the tables print it (two decimals).
@@ -39,15 +45,21 @@ pub enum Flag {
     /// Other processes used more than [`CONTENDED_SHARE`] of the cores while
     /// the point was timed.
     Contended,
+    /// The sequential baseline, timed before and after the workload's other
+    /// points, moved by more than [`DRIFT_LIMIT`]: the machine's speed
+    /// drifted (as a virtual machine's does when its host is busy), so the
+    /// workload's speedups are uncertain by as much.
+    Drift,
 }
 
 impl Flag {
     /// Every flag, in the order rows list them.
-    pub const ALL: [Flag; 4] = [
+    pub const ALL: [Flag; 5] = [
         Flag::Noisy,
         Flag::BeatsSequential,
         Flag::SuperLinear,
         Flag::Contended,
+        Flag::Drift,
     ];
 
     /// The spelling in `results.json` and the tables.
@@ -57,6 +69,7 @@ impl Flag {
             Flag::BeatsSequential => "beats-seq",
             Flag::SuperLinear => "eff>1",
             Flag::Contended => "contended",
+            Flag::Drift => "drift",
         }
     }
 
@@ -77,6 +90,12 @@ impl Flag {
             Flag::Contended => format!(
                 "other processes used more than {:.0}% of the cores while the point was timed",
                 100.0 * CONTENDED_SHARE
+            ),
+            Flag::Drift => format!(
+                "the sequential baseline, timed before and after the workload's other points, \
+                 moved by more than {:.0}%: the machine's speed drifted, and the workload's \
+                 speedups are uncertain by as much",
+                100.0 * DRIFT_LIMIT
             ),
         }
     }
@@ -109,6 +128,9 @@ pub fn flags_of(row: &Row) -> Vec<Flag> {
     }
     if row.others_cpu.is_some_and(|s| s > CONTENDED_SHARE) {
         flags.push(Flag::Contended);
+    }
+    if row.drift.is_some_and(|d| d.abs() > DRIFT_LIMIT) {
+        flags.push(Flag::Drift);
     }
     flags
 }
@@ -174,12 +196,18 @@ mod tests {
         ];
         rows[2].others_cpu = Some(0.4);
         rows[3].others_cpu = Some(0.02);
+        rows[0].drift = Some(-0.08);
         fill_speedups(&mut rows);
-        assert_eq!(names(&rows[0]), ["noisy"]);
+        assert_eq!(names(&rows[0]), ["noisy", "drift"]);
         assert_eq!(names(&rows[1]), ["noisy"]);
         assert_eq!(names(&rows[2]), ["contended"]);
         assert!(rows[3].flags.is_empty());
         assert!(has(&rows[0], Flag::Noisy) && !has(&rows[3], Flag::Noisy));
+        // A drift within the limit is not flagged.
+        let mut steady = vec![synthetic_row(SEQUENTIAL, 1, 0.1, "stable")];
+        steady[0].drift = Some(0.04);
+        fill_speedups(&mut steady);
+        assert!(steady[0].flags.is_empty());
     }
 
     #[test]

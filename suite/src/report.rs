@@ -785,13 +785,17 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map_or_else(|| "-".to_string(), f)
 }
 
-/// A row's median in ms, with `*` when the row is noisy.
+/// A row's median in ms, with `*` when the row is noisy and `~` when the
+/// baseline drifted.
 fn time_cell(r: &Row) -> String {
+    let mut s = ms(r.median_s);
     if flags::has(r, Flag::Noisy) {
-        format!("{}*", ms(r.median_s))
-    } else {
-        ms(r.median_s)
+        s.push('*');
     }
+    if flags::has(r, Flag::Drift) {
+        s.push('~');
+    }
+    s
 }
 
 /// A speedup or efficiency, in brackets when the row's baseline flags say it
@@ -862,8 +866,9 @@ fn flags_markdown(rows: &[Row]) -> String {
     let _ = writeln!(
         md,
         "A row's flags say its figure is not a result as it stands. In the tables, `*` after a \
-         time marks a noisy row, and a speedup or efficiency in brackets is a flagged \
-         measurement problem (`eff>1`, `beats-seq`), not a result.\n"
+         time marks a noisy row, `~` after a sequential time a drifted baseline, and a speedup \
+         or efficiency in brackets is a flagged measurement problem (`eff>1`, `beats-seq`), not \
+         a result.\n"
     );
     for f in Flag::ALL {
         let n = rows.iter().filter(|r| flags::has(r, f)).count();
@@ -886,6 +891,7 @@ fn flags_markdown(rows: &[Row]) -> String {
         "speedup",
         "eff.",
         "others %",
+        "drift %",
         "flags",
     ])];
     for r in flagged {
@@ -900,6 +906,7 @@ fn flags_markdown(rows: &[Row]) -> String {
             format!("{:.2}", r.speedup),
             format!("{:.2}", r.efficiency),
             opt(r.others_cpu, |v| format!("{:.0}", 100.0 * v)),
+            opt(r.drift, |v| format!("{:+.1}", 100.0 * v)),
             r.flags.join(" "),
         ]);
     }
@@ -1067,7 +1074,7 @@ pub fn csv(rows: &[Row]) -> String {
         "workload,size,variant,schedule,policy,topology,threads,runs,median_s,worst_s,best_s,cov,\
          speedup,efficiency,requests,requests_ok,locality,idle_fraction,tasks,placed,max_hops,\
          computation_s,overhead_s,idle_s,spread_s,sd_pct,ci_low_s,ci_high_s,ci_half_width,stop,\
-         others_cpu,flags\n",
+         others_cpu,drift,flags\n",
     );
     let o = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
     let quote = |v: &str| {
@@ -1080,7 +1087,7 @@ pub fn csv(rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             quote(&r.workload),
             quote(&r.size),
             r.variant,
@@ -1112,6 +1119,7 @@ pub fn csv(rows: &[Row]) -> String {
             o(r.ci_half_width),
             r.stop,
             o(r.others_cpu),
+            o(r.drift),
             r.flags.join(" "),
         );
     }

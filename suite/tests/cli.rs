@@ -285,9 +285,13 @@ fn a_tiny_run_writes_json_report_and_plots() {
     assert!(rows.iter().any(|r| r["variant"] == "tasks"));
     assert!(json["machine"]["cpu"].is_string());
     // Two runs a point give no confidence interval: every row stopped at the
-    // cap and is marked noisy; the settings and the load check are recorded.
+    // cap and is marked noisy; the baseline was timed before and after the
+    // workload's other points (four runs and a drift); the settings and the
+    // load check are recorded.
     for row in rows {
-        assert_eq!(row["runs"], 2, "{row}");
+        let sequential = row["policy"] == "sequential";
+        assert_eq!(row["runs"], if sequential { 4 } else { 2 }, "{row}");
+        assert_eq!(row["drift"].is_number(), sequential, "{row}");
         assert_eq!(row["stop"], "max-runs", "{row}");
         assert!(row["ci_half_width"].is_null(), "{row}");
         let flags = row["flags"].as_array().unwrap();
