@@ -176,6 +176,9 @@ impl Results {
         }
         let _ = writeln!(md, "- **Wall time of the run:** {:.1} s", self.wall_s);
         md.push_str(&quiet_markdown(self.quiet.as_ref()));
+        if let Some(w) = speed_warning(&self.rows, self.quiet.as_ref()) {
+            let _ = writeln!(md, "\n> **Warning:** {w}.");
+        }
         md.push('\n');
         let _ = writeln!(
             md,
@@ -860,6 +863,39 @@ fn quiet_markdown(q: Option<&QuietCheck>) -> String {
     md
 }
 
+/// Noisy rows above this share of all rows make the report warn that the
+/// machine's speed wandered.
+pub const NOISY_SHARE_WARNING: f64 = 0.25;
+
+/// A warning when many rows are noisy or a baseline drifted: the machine's
+/// speed itself wandered, whether or not other processes in it competed (a
+/// virtual machine's host can be busy unseen).
+pub fn speed_warning(rows: &[Row], quiet: Option<&QuietCheck>) -> Option<String> {
+    let noisy = rows.iter().filter(|r| flags::has(r, Flag::Noisy)).count();
+    let drifted = rows.iter().filter(|r| flags::has(r, Flag::Drift)).count();
+    if rows.is_empty()
+        || (drifted == 0 && (noisy as f64) <= NOISY_SHARE_WARNING * rows.len() as f64)
+    {
+        return None;
+    }
+    let quiet_inside = quiet
+        .and_then(|q| q.others_during)
+        .filter(|&d| d <= crate::load::QUIET_SHARE)
+        .map(|d| {
+            format!(
+                " although other processes in the machine used only {:.0}% of its cores (a \
+                 virtual machine's host may be busy)",
+                100.0 * d
+            )
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "{noisy} of {} rows are noisy and {drifted} sequential baselines drifted: the machine's \
+         speed wandered{quiet_inside}; rerun on a quiet machine before quoting these figures",
+        rows.len()
+    ))
+}
+
 /// The legend of the flags and the rows that carry them.
 fn flags_markdown(rows: &[Row]) -> String {
     let mut md = String::from("## Flags\n\n");
@@ -1186,6 +1222,9 @@ pub fn verdict_text(results: &Results) -> String {
             let _ = writeln!(s, "warning: {w}");
         }
     }
+    if let Some(w) = speed_warning(&results.rows, results.quiet.as_ref()) {
+        let _ = writeln!(s, "warning: {w}");
+    }
     let rows = &results.rows;
     let counts: Vec<String> = Flag::ALL
         .iter()
@@ -1246,4 +1285,38 @@ pub fn verdict_text(results: &Results) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::synthetic_row;
+
+    #[test]
+    fn a_wandering_machine_is_called_out() {
+        let mut rows: Vec<Row> = (0..8)
+            .map(|i| synthetic_row("rp", 2, 0.01, if i < 2 { "budget" } else { "stable" }))
+            .collect();
+        flags::mark(&mut rows);
+        // Two noisy rows of eight: not yet a pattern.
+        assert_eq!(speed_warning(&rows, None), None);
+        rows[2].stop = "budget".into();
+        flags::mark(&mut rows);
+        let quiet = QuietCheck {
+            others_during: Some(0.01),
+            ..QuietCheck::default()
+        };
+        let w = speed_warning(&rows, Some(&quiet)).unwrap();
+        assert!(
+            w.starts_with("3 of 8 rows are noisy") && w.contains("only 1%"),
+            "{w}"
+        );
+        // A drifted baseline alone is enough.
+        let mut rows = vec![synthetic_row(SEQUENTIAL, 1, 0.01, "stable")];
+        rows[0].drift = Some(0.2);
+        flags::mark(&mut rows);
+        let w = speed_warning(&rows, None).unwrap();
+        assert!(w.contains("1 sequential baselines drifted"), "{w}");
+        assert!(!w.contains("only"), "{w}");
+    }
 }
