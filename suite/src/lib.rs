@@ -9,7 +9,7 @@
 //! registry ([`Workload`]) parses the `name:SIZE` spellings and lists the
 //! names.
 //!
-//! The `hypersteal-suite` binary ([`cli`]) measures them: [`bench`] runs the
+//! The `hypersteal-suite` binary ([`cli`]) measures them: [`bench`](mod@bench) runs the
 //! matrix, timing each point until [`stopping`]'s rule says its median is
 //! stable; [`flags`] marks the rows whose figures are not results as they
 //! stand, [`load`] records whether other processes competed for the cores,

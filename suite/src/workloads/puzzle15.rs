@@ -358,7 +358,7 @@ fn ida(tiles: &[u8; 16], mut probe: impl FnMut(&Node, u32) -> Probe) -> Solution
     }
 }
 
-/// Solves `tiles` with sequential IDA* (no stop flag: see [`Dfs`]).
+/// Solves `tiles` with sequential IDA* (without the parallel search's stop flag).
 pub fn sequential(tiles: &[u8; 16]) -> Solution {
     // Never read or written: the unshared search only needs a flag to point at.
     let unused = AtomicBool::new(false);
