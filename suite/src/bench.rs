@@ -3,12 +3,22 @@
 //! baselines), checks every run's answer, and summarises each configuration
 //! as a [`Row`].
 //!
-//! Every configuration runs `warmup + runs` times; the warm-up runs are
-//! discarded. A hypersteal run resets the pool's statistics just before its
-//! timer starts and reads them just after it stops, so requests, locality and
-//! idle time cover exactly the timed run. Every outcome, warm-up included,
-//! is checked against the known answer: a wrong answer stops the whole
-//! matrix with an error, it never becomes a row.
+//! Every configuration (a *point*) runs `warmup` discarded times, then is
+//! timed until the plan's [`StoppingRule`] stops it: at least `min_runs`
+//! runs, more until the 95% confidence interval of the median is within the
+//! precision, unless the point's time budget runs out first (then the row is
+//! marked noisy, see [`crate::flags`]). A hypersteal run resets the pool's
+//! statistics just before its timer starts and reads them just after it
+//! stops, so requests, locality and idle time cover exactly the timed run.
+//! Every outcome, warm-up included, is checked against the known answer: a
+//! wrong answer stops the whole matrix with an error, it never becomes a
+//! row.
+//!
+//! The plain sequential code runs on the worker thread of a 1-worker pool
+//! built like the 1-worker rows' pools (same pinning, same stack), called
+//! directly, without a task or a `join`: the baseline and the 1-worker rows
+//! then run on the same core, and a difference between them is the cost of
+//! the parallel code, not of where the thread happened to run.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -18,6 +28,8 @@ use hypersteal::{Policy, PoolStats, ThreadPool, ThreadPoolBuilder, Topology};
 use serde::{Deserialize, Serialize};
 
 use crate::fork::{Fork, Hypersteal, Rayon, Sequential};
+use crate::load::CpuTimes;
+use crate::stopping::{MedianInterval, Stop, StoppingRule};
 use crate::workloads::mandelbrot::Mandelbrot;
 use crate::workloads::matmul::{self, Matrices};
 use crate::workloads::{Instance, Outcome, Workload};
@@ -69,10 +81,13 @@ pub struct Plan {
     pub topologies: Vec<Topology>,
     /// Worker counts.
     pub threads: Vec<usize>,
-    /// Timed runs per configuration.
-    pub runs: usize,
+    /// When to stop timing a configuration.
+    pub rule: StoppingRule,
     /// Discarded runs before the timed ones.
     pub warmup: usize,
+    /// The hypersteal policies measured at 1 worker when the plan has larger
+    /// worker counts too (`None`: every policy). The quick run trims this way.
+    pub one_worker_policies: Option<Vec<Policy>>,
     /// Whether to run the rayon and chili baselines.
     pub baselines: bool,
     /// Loop schedules for `mandelbrot` as a parallel loop (empty: no loop
@@ -117,6 +132,74 @@ impl Plan {
         self.workloads.iter().map(|w| self.jobs(w).len()).sum()
     }
 
+    /// The number of points the plan times: every configuration, and the
+    /// sequential baseline a second time for each workload that has other
+    /// configurations (see [`run_plan`]).
+    pub fn points(&self) -> usize {
+        self.workloads
+            .iter()
+            .map(|w| {
+                let n = self.jobs(w).len();
+                n + usize::from(n > 1)
+            })
+            .sum()
+    }
+
+    /// Whether configurations of `policy` at `threads` workers are measured
+    /// (the trimming of [`Plan::one_worker_policies`]).
+    fn measures(&self, policy: &Policy, threads: usize) -> bool {
+        let many = self.threads.iter().any(|&t| t > 1);
+        match &self.one_worker_policies {
+            Some(keep) if threads == 1 && many => keep.contains(policy),
+            _ => true,
+        }
+    }
+
+    /// What the plan leaves out of the full matrix, in words (`None` when
+    /// nothing is trimmed).
+    pub fn trimming(&self) -> Option<String> {
+        let keep = self.one_worker_policies.as_ref()?;
+        if !self.threads.contains(&1) || !self.threads.iter().any(|&t| t > 1) {
+            return None;
+        }
+        let dropped: Vec<String> = self
+            .policies
+            .iter()
+            .filter(|p| !keep.contains(p))
+            .map(|p| p.to_string())
+            .collect();
+        if dropped.is_empty() {
+            return None;
+        }
+        let kept: Vec<String> = self
+            .policies
+            .iter()
+            .filter(|p| keep.contains(p))
+            .map(|p| p.to_string())
+            .collect();
+        let baselines = if self.baselines {
+            " (and the rayon and chili baselines)"
+        } else {
+            ""
+        };
+        let others: Vec<String> = self
+            .threads
+            .iter()
+            .filter(|&&t| t > 1)
+            .map(|t| t.to_string())
+            .collect();
+        Some(format!(
+            "at 1 worker only {}{baselines}; not {} (every policy runs at {} workers)",
+            if kept.is_empty() {
+                "no policy".to_string()
+            } else {
+                kept.join(", ")
+            },
+            dropped.join(", "),
+            others.join(", ")
+        ))
+    }
+
     fn jobs(&self, w: &Workload) -> Vec<Job> {
         let mut jobs = vec![Job::Sequential];
         for variant in self.variants(w) {
@@ -142,7 +225,7 @@ impl Plan {
                     _ => &self.policies,
                 };
                 for &topology in &self.topologies {
-                    for &policy in policies {
+                    for &policy in policies.iter().filter(|p| self.measures(p, threads)) {
                         jobs.push(Job::Hypersteal {
                             policy,
                             topology,
@@ -222,6 +305,35 @@ pub struct Row {
     pub runs: usize,
     /// Median of the timed runs, seconds.
     pub median_s: f64,
+    /// Lower end of the median's 95% confidence interval, seconds (`None`
+    /// for fewer than 6 runs).
+    #[serde(default)]
+    pub ci_low_s: Option<f64>,
+    /// Upper end of the median's 95% confidence interval, seconds.
+    #[serde(default)]
+    pub ci_high_s: Option<f64>,
+    /// The larger distance from the median to an end of that interval, as a
+    /// fraction of the median: the spread the stopping rule bounds.
+    #[serde(default)]
+    pub ci_half_width: Option<f64>,
+    /// Why timing stopped: `stable`, `budget` or `max-runs` (the last two
+    /// make the row noisy).
+    #[serde(default)]
+    pub stop: String,
+    /// Share of the cores other processes used while the point was timed
+    /// (`None` where `/proc` cannot be read).
+    #[serde(default)]
+    pub others_cpu: Option<f64>,
+    /// Sequential rows: the baseline is timed before and after the
+    /// workload's other points; this is how far the second median lies from
+    /// the first, as a fraction of it (`None` for other rows, or when the
+    /// workload had no other point).
+    #[serde(default)]
+    pub drift: Option<f64>,
+    /// Marks that the figures are not results as they stand: `noisy`,
+    /// `beats-seq`, `eff>1`, `contended`, `drift` (see `crate::flags`).
+    #[serde(default)]
+    pub flags: Vec<String>,
     /// Slowest timed run, seconds.
     pub worst_s: f64,
     /// Fastest timed run, seconds.
@@ -346,8 +458,8 @@ fn chili_pool(threads: usize) -> chili::ThreadPool {
     })
 }
 
-/// Runs `f` on a fresh thread with a [`STACK`]-sized stack (chili's and the
-/// sequential runs use the calling thread) and returns its result.
+/// Runs `f` on a fresh thread with a [`STACK`]-sized stack (chili's runs use
+/// the calling thread) and returns its result.
 pub fn on_big_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     std::thread::scope(|s| {
         match std::thread::Builder::new()
@@ -371,25 +483,144 @@ fn checked(instance: &mut Instance, label: &str, o: &Outcome) -> Result<(), Stri
 }
 
 /// Runs the matrix: for each workload, the sequential baseline first, then
-/// every configuration. `progress` is called once per finished
-/// configuration with its label. Returns the rows (speedups filled in), or
-/// the first error (a wrong answer, a pool that cannot be built).
+/// every configuration, then the sequential baseline again; its row holds
+/// the runs of both and how far their medians drifted apart. `progress` is
+/// called once per timed point with its label. Returns the rows (speedups and
+/// flags filled in; the sequential row first), or the first error (a wrong
+/// answer, a pool that cannot be built).
 pub fn run_plan(plan: &Plan, mut progress: impl FnMut(&str)) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     for w in &plan.workloads {
         let mut instance = w.prepare();
         let mut matrices = None;
         let mut workload_rows = Vec::new();
-        for job in plan.jobs(w) {
+        let jobs = plan.jobs(w);
+        let recheck = jobs.len() > 1;
+        let mut baseline = None;
+        for job in jobs {
             let label = job.label(w);
-            let samples = run_job(plan, &mut instance, &mut matrices, job, &label)?;
-            workload_rows.push(summarise(w, job, &samples));
+            let point = measure_point(plan, &mut instance, &mut matrices, job, &label)?;
+            match job {
+                Job::Sequential => baseline = Some(point),
+                _ => workload_rows.push(summarise_point(w, job, &point)),
+            }
             progress(&label);
+        }
+        if let Some(first) = baseline {
+            let row = if recheck {
+                // The baseline again, after the workload's other points: it
+                // then brackets them, and a machine whose speed drifted shows
+                // as two medians apart.
+                let label = format!("{} (again)", Job::Sequential.label(w));
+                let again =
+                    measure_point(plan, &mut instance, &mut matrices, Job::Sequential, &label)?;
+                progress(&label);
+                baseline_row(w, &first, &again)
+            } else {
+                summarise_point(w, Job::Sequential, &first)
+            };
+            workload_rows.insert(0, row);
         }
         fill_speedups(&mut workload_rows);
         rows.extend(workload_rows);
     }
     Ok(rows)
+}
+
+/// What timing one point gave: its samples, why it stopped, and the share of
+/// the cores other processes used meanwhile.
+struct Point {
+    samples: Vec<Sample>,
+    stop: Stop,
+    others: Option<f64>,
+}
+
+fn measure_point(
+    plan: &Plan,
+    instance: &mut Instance,
+    matrices: &mut Option<Matrices>,
+    job: Job,
+    label: &str,
+) -> Result<Point, String> {
+    let before = CpuTimes::read();
+    let (samples, stop) = run_job(plan, instance, matrices, job, label)?;
+    let others = before
+        .zip(CpuTimes::read())
+        .and_then(|(a, b)| a.others_share(&b));
+    Ok(Point {
+        samples,
+        stop,
+        others,
+    })
+}
+
+fn summarise_point(w: &Workload, job: Job, point: &Point) -> Row {
+    let mut row = summarise(w, job, &point.samples);
+    row.stop = point.stop.name().to_string();
+    row.others_cpu = point.others;
+    row
+}
+
+/// The sequential row from the baseline measured before and after the
+/// workload's other points: every timed run of both (the median and its
+/// interval over all of them), noisy if either was, the larger share of
+/// other processes, and the drift between the two medians.
+fn baseline_row(w: &Workload, before: &Point, after: &Point) -> Row {
+    let both: Vec<Sample> = before
+        .samples
+        .iter()
+        .chain(&after.samples)
+        .cloned()
+        .collect();
+    let mut row = summarise(w, Job::Sequential, &both);
+    let stop = if before.stop.is_noisy() {
+        before.stop
+    } else {
+        after.stop
+    };
+    row.stop = stop.name().to_string();
+    row.others_cpu = match (before.others, after.others) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
+    row.drift = drift(&before.samples, &after.samples);
+    row
+}
+
+/// The change of the median from `before` to `after`, as a fraction of the
+/// first (`None` if either is empty or zero).
+fn drift(before: &[Sample], after: &[Sample]) -> Option<f64> {
+    let m = |v: &[Sample]| median(&v.iter().map(|s| s.time.as_secs_f64()).collect::<Vec<_>>());
+    let (a, b) = (m(before), m(after));
+    (a > 0.0 && b > 0.0).then(|| b / a - 1.0)
+}
+
+/// Times one point: `plan.warmup` discarded runs of `one`, then timed runs
+/// until the plan's rule stops; returns the timed samples and why it stopped.
+fn time_point(
+    plan: &Plan,
+    mut one: impl FnMut() -> Result<Sample, String>,
+) -> Result<(Vec<Sample>, Stop), String> {
+    let t0 = Instant::now();
+    for _ in 0..plan.warmup {
+        one()?;
+    }
+    let mut samples = Vec::new();
+    let mut times = Vec::new();
+    loop {
+        let s = one()?;
+        times.push(s.time.as_secs_f64());
+        samples.push(s);
+        if let Some(stop) = plan.rule.decide(&times, t0.elapsed()) {
+            return Ok((samples, stop));
+        }
+    }
+}
+
+/// The 1-worker pool whose worker thread runs the plain sequential code
+/// (see the module's documentation).
+fn baseline_pool(plan: &Plan) -> Result<ThreadPool, String> {
+    hypersteal_pool(Policy::default(), Topology::default(), 1, plan.pin)
 }
 
 fn run_job(
@@ -398,41 +629,37 @@ fn run_job(
     matrices: &mut Option<Matrices>,
     job: Job,
     label: &str,
-) -> Result<Vec<Sample>, String> {
-    let total = plan.warmup + plan.runs.max(1);
-    let mut samples = Vec::with_capacity(total);
-    let mut keep = |i: usize, s: Sample| {
-        if i >= plan.warmup {
-            samples.push(s);
-        }
-    };
+) -> Result<(Vec<Sample>, Stop), String> {
     let workload = instance.workload().clone();
     match job {
         Job::Sequential => {
-            for i in 0..total {
-                instance.reset();
-                let t0 = Instant::now();
-                let o = instance.run_sequential();
-                let time = t0.elapsed();
-                checked(instance, label, &o)?;
-                keep(i, plain(time));
-            }
+            let pool = baseline_pool(plan)?;
+            pool.install(|| {
+                time_point(plan, || {
+                    instance.reset();
+                    let t0 = Instant::now();
+                    let o = instance.run_sequential();
+                    let time = t0.elapsed();
+                    checked(instance, label, &o)?;
+                    Ok(plain(time))
+                })
+            })
         }
         Job::Chili { threads } => {
             let pool = chili_pool(threads);
-            for i in 0..total {
+            time_point(plan, || {
                 instance.reset();
                 let mut scope = pool.scope();
                 let t0 = Instant::now();
                 let o = instance.run(&mut scope);
                 let time = t0.elapsed();
                 checked(instance, label, &o)?;
-                keep(i, plain(time));
-            }
+                Ok(plain(time))
+            })
         }
         Job::Rayon { threads, variant } => {
             let pool = rayon_pool(threads)?;
-            for i in 0..total {
+            time_point(plan, || {
                 instance.reset();
                 let t0 = Instant::now();
                 let (o, imbalance) = match variant {
@@ -451,15 +678,12 @@ fn run_job(
                 };
                 let time = t0.elapsed();
                 checked(instance, label, &o)?;
-                keep(
-                    i,
-                    Sample {
-                        time,
-                        stats: None,
-                        imbalance,
-                    },
-                );
-            }
+                Ok(Sample {
+                    time,
+                    stats: None,
+                    imbalance,
+                })
+            })
         }
         Job::Hypersteal {
             policy,
@@ -468,7 +692,7 @@ fn run_job(
             variant,
         } => {
             let pool = hypersteal_pool(policy, topology, threads, plan.pin)?;
-            for i in 0..total {
+            time_point(plan, || {
                 instance.reset();
                 let (o, time, imbalance) = match variant {
                     Variant::Join => {
@@ -495,18 +719,14 @@ fn run_job(
                 };
                 let stats = pool.stats();
                 checked(instance, label, &o)?;
-                keep(
-                    i,
-                    Sample {
-                        time,
-                        stats: Some(stats),
-                        imbalance,
-                    },
-                );
-            }
+                Ok(Sample {
+                    time,
+                    stats: Some(stats),
+                    imbalance,
+                })
+            })
         }
     }
-    Ok(samples)
 }
 
 fn plain(time: Duration) -> Sample {
@@ -637,6 +857,7 @@ fn summarise(w: &Workload, job: Job, samples: &[Sample]) -> Row {
         _ => None,
     };
     let median_s = median(&times);
+    let ci = MedianInterval::of(&times);
     let stats: Vec<&PoolStats> = samples.iter().filter_map(|s| s.stats.as_ref()).collect();
     let runs = samples.len().max(1) as f64;
     let per_run = |f: &dyn Fn(&PoolStats) -> u64| -> Option<f64> {
@@ -693,6 +914,13 @@ fn summarise(w: &Workload, job: Job, samples: &[Sample]) -> Row {
         threads,
         runs: samples.len(),
         median_s,
+        ci_low_s: ci.map(|c| c.low),
+        ci_high_s: ci.map(|c| c.high),
+        ci_half_width: ci.map(|c| c.half_width()),
+        stop: String::new(),
+        others_cpu: None,
+        drift: None,
+        flags: Vec::new(),
         worst_s: times.iter().copied().fold(0.0, f64::max),
         best_s: times.iter().copied().reduce(f64::min).unwrap_or(0.0),
         cov: coefficient_of_variation(&times),
@@ -714,15 +942,18 @@ fn summarise(w: &Workload, job: Job, samples: &[Sample]) -> Row {
     }
 }
 
-/// Fills speedup, efficiency and the computation / overhead / idle split of
-/// one workload's rows from its best sequential time.
+/// Fills speedup, efficiency, the computation / overhead / idle split and
+/// the flags of one workload's rows from its best sequential time.
 pub fn fill_speedups(rows: &mut [Row]) {
     let best_seq = rows
         .iter()
         .filter(|r| r.policy == SEQUENTIAL)
         .map(|r| r.median_s)
         .reduce(f64::min);
-    let Some(seq) = best_seq else { return };
+    let Some(seq) = best_seq else {
+        crate::flags::mark(rows);
+        return;
+    };
     for r in rows.iter_mut() {
         if r.median_s > 0.0 {
             r.speedup = seq / r.median_s;
@@ -736,6 +967,54 @@ pub fn fill_speedups(rows: &mut [Row]) {
             r.computation_s = Some(computation);
             r.overhead_s = Some((pt - idle_s - computation).max(0.0));
         }
+    }
+    crate::flags::mark(rows);
+}
+
+/// A row with the given policy, worker count, median and stop reason and
+/// nothing else, for tests of what is computed from rows.
+#[cfg(test)]
+pub(crate) fn synthetic_row(policy: &str, threads: usize, median_s: f64, stop: &str) -> Row {
+    Row {
+        workload: "w".into(),
+        size: "1".into(),
+        variant: "join".into(),
+        schedule: None,
+        policy: policy.into(),
+        topology: if policy == SEQUENTIAL {
+            NO_TOPOLOGY
+        } else {
+            "hypercube"
+        }
+        .into(),
+        threads,
+        runs: 9,
+        median_s,
+        ci_low_s: None,
+        ci_high_s: None,
+        ci_half_width: None,
+        stop: stop.into(),
+        others_cpu: None,
+        drift: None,
+        flags: Vec::new(),
+        worst_s: median_s,
+        best_s: median_s,
+        cov: 0.0,
+        speedup: 0.0,
+        efficiency: 0.0,
+        requests: None,
+        requests_ok: None,
+        locality: None,
+        idle_fraction: None,
+        tasks: None,
+        placed: None,
+        max_hops: None,
+        computation_s: None,
+        overhead_s: None,
+        idle_s: None,
+        spread_s: None,
+        sd_pct: None,
+        times_s: vec![median_s],
     }
 }
 
@@ -782,19 +1061,26 @@ pub struct OverheadRow {
     pub overhead_ns_per_join: f64,
     /// Median over the plain sequential median.
     pub ratio_to_sequential: f64,
+    /// Timed runs.
+    #[serde(default)]
+    pub runs: usize,
+    /// Whether the median did not settle within the stopping rule's budget
+    /// (see [`Stop::is_noisy`]).
+    #[serde(default)]
+    pub noisy: bool,
 }
 
 /// Measures the per-join cost of `plan.workloads` (meant without a cutoff)
 /// for the plain sequential code, the parallel code run inline, every policy
 /// in `plan.policies` (on the first of `plan.topologies`), rayon and chili, at
-/// every worker count in `plan.threads`, with `plan.runs` timed runs after
-/// `plan.warmup`. Loop schedules and master-worker rows do not apply.
+/// every worker count in `plan.threads`, timed as `plan.rule` says after
+/// `plan.warmup` discarded runs. Loop schedules and master-worker rows do not
+/// apply, nor does trimming.
 pub fn run_overhead(
     plan: &Plan,
     mut progress: impl FnMut(&str),
 ) -> Result<Vec<OverheadRow>, String> {
     let topology = plan.topologies.first().copied().unwrap_or_default();
-    let (runs, warmup) = (plan.runs, plan.warmup);
     let mut out = Vec::new();
     for w in &plan.workloads {
         let mut instance = w.prepare();
@@ -812,35 +1098,40 @@ pub fn run_overhead(
             ..plan.clone()
         };
         let mut matrices = None;
-        let mut measure = |job: Job, inline: bool| -> Result<(String, usize, f64), String> {
+        type Measured = (String, usize, f64, usize, bool);
+        let mut measure = |job: Job, inline: bool| -> Result<Measured, String> {
             let label = job.label(w);
-            let samples = if inline {
-                let mut v = Vec::new();
-                for i in 0..warmup + runs.max(1) {
-                    instance.reset();
-                    let t0 = Instant::now();
-                    let o = instance.run(&mut Sequential);
-                    let time = t0.elapsed();
-                    checked(&mut instance, &label, &o)?;
-                    if i >= warmup {
-                        v.push(time.as_secs_f64());
-                    }
-                }
-                v
+            let (samples, stop) = if inline {
+                // Where the plain sequential code runs (see `baseline_pool`).
+                let pool = baseline_pool(&plan)?;
+                pool.install(|| {
+                    time_point(&plan, || {
+                        instance.reset();
+                        let t0 = Instant::now();
+                        let o = instance.run(&mut Sequential);
+                        let time = t0.elapsed();
+                        checked(&mut instance, &label, &o)?;
+                        Ok(plain(time))
+                    })
+                })?
             } else {
                 run_job(&plan, &mut instance, &mut matrices, job, &label)?
-                    .iter()
-                    .map(|s| s.time.as_secs_f64())
-                    .collect()
             };
             progress(&label);
+            let times: Vec<f64> = samples.iter().map(|s| s.time.as_secs_f64()).collect();
             let row = summarise(w, job, &[]);
             let name = if inline {
                 "sequential-fork".to_string()
             } else {
                 row.policy
             };
-            Ok((name, row.threads, median(&samples)))
+            Ok((
+                name,
+                row.threads,
+                median(&times),
+                times.len(),
+                stop.is_noisy(),
+            ))
         };
         let mut measured = vec![measure(Job::Sequential, false)?];
         measured.push(measure(Job::Sequential, true)?);
@@ -866,7 +1157,7 @@ pub fn run_overhead(
             measured.push(measure(Job::Chili { threads: t }, false)?);
         }
         let seq = measured[0].2;
-        for (policy, threads, median_s) in measured {
+        for (policy, threads, median_s, runs, noisy) in measured {
             out.push(OverheadRow {
                 workload: w.name().to_string(),
                 size: w.size(),
@@ -877,6 +1168,8 @@ pub fn run_overhead(
                 ns_per_join: median_s * 1e9 / joins as f64,
                 overhead_ns_per_join: (median_s - seq) * 1e9 / joins as f64,
                 ratio_to_sequential: if seq > 0.0 { median_s / seq } else { 0.0 },
+                runs,
+                noisy,
             });
         }
     }
@@ -910,8 +1203,9 @@ mod tests {
             policies: vec![Policy::RandomPolling, "acwn".parse().unwrap()],
             topologies: vec![Topology::Hypercube],
             threads: vec![1, 2],
-            runs: 2,
+            rule: StoppingRule::fixed(2),
             warmup: 0,
+            one_worker_policies: None,
             baselines: true,
             schedules: vec![Schedule::Guided, Schedule::Static],
             loop_policies: vec![Policy::RandomPolling],
@@ -920,7 +1214,9 @@ mod tests {
         };
         let mut n = 0;
         let rows = on_big_stack(|| run_plan(&plan, |_| n += 1)).unwrap();
-        assert_eq!(n, rows.len());
+        assert_eq!(n, plan.points());
+        // One point more per workload: the baseline again.
+        assert_eq!(n, rows.len() + plan.workloads.len());
         assert_eq!(rows.len(), plan.configurations());
         let loops = rows.iter().filter(|r| r.variant == "loop").count();
         // 2 schedules and rayon's loop, at 2 workers only.
@@ -936,6 +1232,93 @@ mod tests {
                 assert!(r.sd_pct.is_some(), "{r:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_quick_trim_keeps_every_policy_at_all_cores() {
+        let all = Policy::all();
+        let keep = vec![Policy::RandomPolling, "acwn".parse().unwrap()];
+        let mut plan = Plan {
+            workloads: vec!["fib:15".parse().unwrap(), "matmul:12".parse().unwrap()],
+            policies: all.clone(),
+            topologies: vec![Topology::Hypercube],
+            threads: vec![1, 2],
+            rule: StoppingRule::fixed(1),
+            warmup: 0,
+            one_worker_policies: Some(keep.clone()),
+            baselines: true,
+            schedules: Vec::new(),
+            loop_policies: vec![Policy::RandomPolling],
+            matmul_tasks: true,
+            pin: false,
+        };
+        let fib = &plan.workloads[0];
+        let count = |jobs: &[Job], p: usize| {
+            jobs.iter()
+                .filter(|j| matches!(j, Job::Hypersteal { threads, .. } if *threads == p))
+                .count()
+        };
+        let jobs = plan.jobs(fib);
+        assert_eq!(count(&jobs, 2), all.len());
+        assert_eq!(count(&jobs, 1), 2);
+        // Baselines stay at both counts: sequential, rayon and chili at 1 and 2.
+        assert_eq!(jobs.len() - count(&jobs, 1) - count(&jobs, 2), 5);
+        // matmul's master-worker rows are trimmed the same way.
+        let matmul = plan.jobs(&plan.workloads[1]);
+        assert_eq!(count(&matmul, 2), 2 * all.len());
+        assert_eq!(count(&matmul, 1), 2 * 2);
+        let note = plan.trimming().unwrap();
+        assert!(
+            note.contains("only rp, acwn") && note.contains("at 2 workers"),
+            "{note}"
+        );
+        assert!(note.contains("grr-m") && !note.contains("not rp"), "{note}");
+        // Nothing to trim with one worker count, or without a list.
+        plan.threads = vec![1];
+        assert_eq!(count(&plan.jobs(fib), 1), all.len());
+        assert!(plan.trimming().is_none());
+        plan.threads = vec![1, 2];
+        plan.one_worker_policies = None;
+        assert!(plan.trimming().is_none());
+    }
+
+    #[test]
+    fn every_point_gets_its_minimum_and_a_stop_reason() {
+        let plan = Plan {
+            workloads: vec!["fib:12".parse().unwrap()],
+            policies: vec![Policy::RandomPolling],
+            topologies: vec![Topology::Hypercube],
+            threads: vec![1],
+            // No interval of the median exists below 6 runs, so every point
+            // runs to the cap of 5 and is called noisy, whatever the timings.
+            rule: StoppingRule {
+                min_runs: 3,
+                max_runs: 5,
+                precision: StoppingRule::PRECISION,
+                budget: std::time::Duration::from_secs(600),
+            },
+            warmup: 1,
+            one_worker_policies: None,
+            baselines: false,
+            schedules: Vec::new(),
+            loop_policies: Vec::new(),
+            matmul_tasks: false,
+            pin: false,
+        };
+        let rows = on_big_stack(|| run_plan(&plan, |_| {})).unwrap();
+        assert_eq!(rows.len(), 2);
+        for r in &rows {
+            assert_eq!(r.stop, "max-runs", "{r:?}");
+            assert!(r.flags.contains(&"noisy".to_string()), "{r:?}");
+        }
+        // rp: five runs, too few for an interval.
+        assert_eq!((rows[1].policy.as_str(), rows[1].runs), ("rp", 5));
+        assert!(rows[1].ci_half_width.is_none() && rows[1].drift.is_none());
+        // The baseline, timed before and after rp: ten runs, an interval
+        // over all of them, and the drift between the two medians.
+        assert_eq!((rows[0].policy.as_str(), rows[0].runs), (SEQUENTIAL, 10));
+        assert_eq!(rows[0].times_s.len(), 10);
+        assert!(rows[0].ci_half_width.is_some() && rows[0].drift.is_some());
     }
 
     #[test]

@@ -3,11 +3,14 @@
 //! [`crate::sim_cmd`]).
 //!
 //! Bad arguments exit with status 2 and a message that lists what is valid
-//! (clap's own errors do the same); a workload whose answer is wrong, or any
-//! other failure during a run, exits with status 1 and says what failed.
+//! (clap's own errors do the same), before anything is measured: that covers
+//! the stopping rule's flags, a `--out` directory that cannot be written and
+//! a workload size whose data cannot fit in memory. A workload whose answer
+//! is wrong, or any other failure during a run, exits with status 1 and says
+//! what failed.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use hypersteal::iter::Schedule;
@@ -15,23 +18,33 @@ use hypersteal::{Policy, Topology, MAX_WORKERS};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::bench::{self, on_big_stack, Plan};
-use crate::machine::{timestamp, Machine};
+use crate::load::LoadMonitor;
+use crate::machine::{available_memory, timestamp, Machine};
 use crate::report::{self, Results, Settings};
+use crate::stopping::StoppingRule;
 use crate::workloads::Workload;
 
 /// The benchmark suite of hypersteal: the papers' workloads, checked against
 /// known answers, under every policy × topology × worker count, with the
 /// sequential, rayon and chili baselines.
 ///
-/// With no arguments: the quick run (every workload at a small size, every
-/// policy, 1 and all workers), a table on the terminal and a report in
-/// `results/<timestamp>/`.
+/// With no command: the quick run (every workload at a small size, every
+/// policy at all cores and a few at 1 worker), a table on the terminal and a
+/// report in `results/<timestamp>/`; the quick run's options may be given
+/// without the word `quick`.
 #[derive(Debug, Parser)]
-#[command(name = "hypersteal-suite", version)]
+#[command(
+    name = "hypersteal-suite",
+    version,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     /// What to do (default: the quick run).
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The quick run's options, when no command is given.
+    #[command(flatten)]
+    pub quick: QuickArgs,
 }
 
 /// The subcommands.
@@ -62,18 +75,56 @@ pub enum Format {
     Csv,
 }
 
+/// How many times each configuration runs: the stopping rule's flags
+/// (`docs/suite.md`).
+#[derive(Debug, Clone, Args)]
+pub struct TimingArgs {
+    /// The least number of timed runs per configuration.
+    #[arg(long, default_value_t = StoppingRule::MIN_RUNS, value_parser = parse_runs)]
+    pub runs: usize,
+    /// The most timed runs per configuration.
+    #[arg(long, value_name = "N", default_value_t = StoppingRule::MAX_RUNS, value_parser = parse_runs)]
+    pub max_runs: usize,
+    /// Time again until the median's 95% confidence interval is within this many percent of it.
+    #[arg(long, value_name = "PCT", default_value_t = 100.0 * StoppingRule::PRECISION, value_parser = parse_precision)]
+    pub precision: f64,
+    /// Seconds a configuration may take before it gets no runs beyond --runs
+    /// (default: 0.5 for the quick run, 10 otherwise).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
+    pub budget: Option<f64>,
+    /// Discarded runs before the timed ones.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+}
+
+impl TimingArgs {
+    /// The stopping rule these flags give, with `default_budget` seconds per
+    /// configuration unless `--budget` is given; checked for consistency.
+    pub fn rule(&self, default_budget: f64) -> Result<StoppingRule, String> {
+        let rule = StoppingRule {
+            min_runs: self.runs,
+            max_runs: self.max_runs,
+            precision: self.precision / 100.0,
+            budget: Duration::from_secs_f64(self.budget.unwrap_or(default_budget)),
+        };
+        rule.validate()?;
+        Ok(rule)
+    }
+}
+
 /// Options of the quick run.
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args)]
 pub struct QuickArgs {
     /// Directory for the report (default: results/<timestamp>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Timed runs per configuration.
-    #[arg(long, default_value_t = 2, value_parser = parse_runs)]
-    pub runs: usize,
-    /// Discarded runs before the timed ones.
-    #[arg(long, default_value_t = 1)]
-    pub warmup: usize,
+    /// How many times each configuration runs.
+    #[command(flatten)]
+    pub timing: TimingArgs,
+    /// Measure every policy at 1 worker too (the quick run measures only rp
+    /// and acwn there).
+    #[arg(long)]
+    pub no_trim: bool,
     /// Do not pin hypersteal's workers to cores.
     #[arg(long)]
     pub no_pin: bool,
@@ -97,12 +148,9 @@ pub struct RunArgs {
     /// Worker counts, comma-separated (default: 1 and the number of cores).
     #[arg(long, short = 'n', value_name = "N[,N..]", value_parser = parse_threads)]
     pub threads: Option<ThreadList>,
-    /// Timed runs per configuration.
-    #[arg(long, default_value_t = 5, value_parser = parse_runs)]
-    pub runs: usize,
-    /// Discarded runs before the timed ones.
-    #[arg(long, default_value_t = 1)]
-    pub warmup: usize,
+    /// How many times each configuration runs.
+    #[command(flatten)]
+    pub timing: TimingArgs,
     /// What to print on the terminal.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -141,12 +189,9 @@ pub struct OverheadArgs {
     /// Worker counts (default: 1 and the number of cores).
     #[arg(long, short = 'n', value_name = "N[,N..]", value_parser = parse_threads)]
     pub threads: Option<ThreadList>,
-    /// Timed runs per configuration.
-    #[arg(long, default_value_t = 5, value_parser = parse_runs)]
-    pub runs: usize,
-    /// Discarded runs before the timed ones.
-    #[arg(long, default_value_t = 1)]
-    pub warmup: usize,
+    /// How many times each configuration runs.
+    #[command(flatten)]
+    pub timing: TimingArgs,
     /// What to print.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -240,13 +285,64 @@ fn parse_workloads(s: &str) -> Result<WorkloadList, String> {
     }
     let items = split_list(s)?;
     let mut out = Vec::new();
+    let available = available_memory();
     for item in items {
         let w: Workload = item
             .parse()
             .map_err(|e| listing_valid(e, "workloads", &Workload::NAMES))?;
+        check_memory(&w, available)?;
         out.push((w, item.contains(':')));
     }
     Ok(WorkloadList(out))
+}
+
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
+/// Refuses a workload whose data needs more than `available` bytes of
+/// memory (no check when that is unknown).
+pub fn check_memory(w: &Workload, available: Option<u64>) -> Result<(), String> {
+    let need = w.memory_bytes();
+    match available {
+        Some(free) if need > free => Err(format!(
+            "{w} needs about {} of memory for its data, more than the {} this machine has \
+             available; give a smaller size",
+            gib(need),
+            gib(free)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Makes sure the report can be written into `dir` before anything is
+/// measured: creates it if missing, then writes and removes a probe file.
+/// Returns whether the directory was created here (so that a run that fails
+/// can remove it again). The message names `--out`, the value and what is
+/// allowed.
+pub fn prepare_out(dir: &Path) -> Result<bool, String> {
+    let bad = |why: String| {
+        format!(
+            "--out {}: {why}; give a directory that exists or can be created and that this user \
+             can write",
+            dir.display()
+        )
+    };
+    if dir.exists() && !dir.is_dir() {
+        return Err(bad("not a directory".to_string()));
+    }
+    let created = !dir.exists();
+    std::fs::create_dir_all(dir).map_err(|e| bad(format!("cannot create it ({e})")))?;
+    let probe = dir.join(format!(".hypersteal-suite-probe-{}", std::process::id()));
+    let written = std::fs::write(&probe, b"probe");
+    let _ = std::fs::remove_file(&probe);
+    if let Err(e) = written {
+        if created {
+            let _ = std::fs::remove_dir(dir);
+        }
+        return Err(bad(format!("cannot write into it ({e})")));
+    }
+    Ok(created)
 }
 
 fn parse_policies(s: &str) -> Result<PolicyList, String> {
@@ -316,10 +412,29 @@ fn parse_threads(s: &str) -> Result<ThreadList, String> {
 }
 
 fn parse_runs(s: &str) -> Result<usize, String> {
+    let max = StoppingRule::MAX_RUNS_LIMIT;
     match s.trim().parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
         _ => Err(format!(
-            "`{s}`: the number of runs must be a whole number of at least 1"
+            "`{s}`: the number of runs must be a whole number of at least 1 and at most {max}"
+        )),
+    }
+}
+
+fn parse_precision(s: &str) -> Result<f64, String> {
+    match s.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        _ => Err(format!(
+            "`{s}`: the precision is a percentage above 0 and at most 100, as in 3 or 2.5"
+        )),
+    }
+}
+
+fn parse_budget(s: &str) -> Result<f64, String> {
+    match s.trim().trim_end_matches('s').parse::<f64>() {
+        Ok(b) if b > 0.0 && b <= 86_400.0 => Ok(b),
+        _ => Err(format!(
+            "`{s}`: the budget is a number of seconds above 0 and at most 86400, as in 1 or 0.5"
         )),
     }
 }
@@ -363,6 +478,74 @@ fn default_out(out: &Option<PathBuf>, stamp: &str) -> PathBuf {
         .unwrap_or_else(|| Path::new("results").join(stamp))
 }
 
+/// Why a command failed: bad input (exit status 2) or a failure while
+/// running (status 1: a wrong answer, a file that cannot be written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// Bad input, found before anything ran.
+    Usage(String),
+    /// A failure while running.
+    Run(String),
+}
+
+impl Failure {
+    /// The process exit status: 2 for bad input, 1 for a failed run.
+    pub fn status(&self) -> i32 {
+        match self {
+            Failure::Usage(_) => 2,
+            Failure::Run(_) => 1,
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        match self {
+            Failure::Usage(m) | Failure::Run(m) => m,
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::Run(message)
+    }
+}
+
+/// The exit status of a command's result, printing the message of a failure.
+pub fn exit_status(result: Result<(), Failure>) -> i32 {
+    match result {
+        Ok(()) => 0,
+        Err(f) => {
+            eprintln!("error: {}", f.message());
+            f.status()
+        }
+    }
+}
+
+/// A report directory checked before measuring: removed again if it was
+/// created for a run that then failed.
+struct OutDir {
+    path: PathBuf,
+    created: bool,
+}
+
+impl OutDir {
+    fn prepare(path: PathBuf) -> Result<Self, Failure> {
+        let created = prepare_out(&path).map_err(Failure::Usage)?;
+        Ok(Self { path, created })
+    }
+
+    /// Runs `f`; if it fails, removes the directory when it was created here
+    /// and is still empty.
+    fn around<T>(&self, f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
+        let r = f();
+        if r.is_err() && self.created {
+            let _ = std::fs::remove_dir(&self.path);
+        }
+        r
+    }
+}
+
 fn progress_bar(len: usize) -> ProgressBar {
     let bar = ProgressBar::new(len as u64);
     bar.set_style(
@@ -381,53 +564,53 @@ pub fn main() -> i32 {
     let sim_plan = match &cli.command {
         Some(Command::Sim(args)) => match crate::sim_cmd::plan(args) {
             Ok(plan) => Some(plan),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
+            Err(e) => return exit_status(Err(Failure::Usage(e))),
         },
         _ => None,
     };
-    let result = on_big_stack(|| match cli.command {
-        None => quick(&QuickArgs::default_quick()),
+    exit_status(on_big_stack(|| match cli.command {
+        None => quick(&cli.quick),
         Some(Command::Quick(args)) => quick(&args),
         Some(Command::Run(args)) => run(&args),
         Some(Command::Overhead(args)) => overhead(&args),
-        Some(Command::Report(args)) => rebuild(&args),
-        Some(Command::Topology(args)) => topology(&args),
-        Some(Command::Sim(args)) => {
-            crate::sim_cmd::run(&args, sim_plan.expect("`sim` was planned above"))
-        }
-    });
-    match result {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: {e}");
-            1
-        }
-    }
+        Some(Command::Report(args)) => Ok(rebuild(&args)?),
+        Some(Command::Topology(args)) => Ok(topology(&args)?),
+        Some(Command::Sim(args)) => Ok(crate::sim_cmd::run(
+            &args,
+            sim_plan.expect("`sim` was planned above"),
+        )?),
+    }))
 }
 
-impl QuickArgs {
-    fn default_quick() -> Self {
-        QuickArgs {
-            out: None,
-            runs: 2,
-            warmup: 1,
-            no_pin: false,
-        }
-    }
+/// The default time budget of a configuration in the quick run, seconds.
+pub const QUICK_BUDGET_S: f64 = 0.5;
+/// The default time budget of a configuration in `run` and `overhead`,
+/// seconds.
+pub const RUN_BUDGET_S: f64 = 10.0;
+
+/// The hypersteal policies the quick run measures at 1 worker: one
+/// receiver-initiated (random polling) and one sender-initiated (ACWN). At 1
+/// worker no policy has anyone to steal from or place onto; the rows measure
+/// the cost of the parallel code.
+pub fn quick_one_worker_policies() -> Vec<Policy> {
+    vec![
+        Policy::RandomPolling,
+        "acwn".parse().expect("a valid policy spelling"),
+    ]
 }
 
-/// The quick run's plan.
-pub fn quick_plan(runs: usize, warmup: usize, pin: bool) -> Plan {
+/// The quick run's plan: every workload at its quick size, every policy at
+/// all cores, [`quick_one_worker_policies`] at 1 worker unless `trim` is
+/// false.
+pub fn quick_plan(rule: StoppingRule, warmup: usize, pin: bool, trim: bool) -> Plan {
     Plan {
         workloads: Workload::all_quick(),
         policies: Policy::all(),
         topologies: vec![Topology::Hypercube],
         threads: default_threads(),
-        runs,
+        rule,
         warmup,
+        one_worker_policies: trim.then(quick_one_worker_policies),
         baselines: true,
         schedules: Plan::all_schedules(),
         loop_policies: vec![Policy::RandomPolling],
@@ -438,7 +621,11 @@ pub fn quick_plan(runs: usize, warmup: usize, pin: bool) -> Plan {
 
 fn settings(plan: &Plan) -> Settings {
     Settings {
-        runs: plan.runs,
+        runs: plan.rule.min_runs,
+        max_runs: plan.rule.max_runs,
+        precision: plan.rule.precision,
+        budget_s: plan.rule.budget.as_secs_f64(),
+        trimmed: plan.trimming(),
         warmup: plan.warmup,
         pin: plan.pin,
         threads: plan.threads.clone(),
@@ -448,17 +635,24 @@ fn settings(plan: &Plan) -> Settings {
     }
 }
 
-fn measure(plan: &Plan) -> Result<(Results, PathBuf), String> {
-    let (stamp, started) = timestamp();
+/// How long the machine is watched, idle, before a run starts.
+const QUIET_SAMPLE: Duration = Duration::from_millis(500);
+
+/// Measures `plan`, counting every configuration in `monitor` (which the
+/// caller finishes once it has measured everything it will).
+fn measure(plan: &Plan, started: String, monitor: &mut LoadMonitor) -> Result<Results, String> {
     let t0 = Instant::now();
-    let bar = progress_bar(plan.configurations());
+    let bar = progress_bar(plan.points());
     let rows = bench::run_plan(plan, |label| {
         bar.set_message(label.to_string());
         bar.inc(1);
     });
     bar.finish_and_clear();
     let rows = rows?;
-    let results = Results {
+    for r in &rows {
+        monitor.point(r.others_cpu);
+    }
+    Ok(Results {
         suite_version: env!("CARGO_PKG_VERSION").to_string(),
         started,
         command: command_line(),
@@ -467,24 +661,39 @@ fn measure(plan: &Plan) -> Result<(Results, PathBuf), String> {
         wall_s: t0.elapsed().as_secs_f64(),
         rows,
         overhead: Vec::new(),
-    };
-    Ok((results, PathBuf::from(stamp)))
+        quiet: None,
+    })
 }
 
-fn quick(args: &QuickArgs) -> Result<(), String> {
+fn quick(args: &QuickArgs) -> Result<(), Failure> {
     let t0 = Instant::now();
-    let plan = quick_plan(args.runs, args.warmup, !args.no_pin);
+    let rule = args.timing.rule(QUICK_BUDGET_S).map_err(Failure::Usage)?;
+    let (stamp, started) = timestamp();
+    let out = OutDir::prepare(default_out(&args.out, &stamp))?;
+    let plan = quick_plan(rule, args.timing.warmup, !args.no_pin, !args.no_trim);
     eprintln!(
-        "quick run: {} workloads, {} policies, workers {:?}, {} configurations ({} timed runs each \
-         after {} warm-up)",
+        "quick run: {} workloads, {} policies, workers {:?}, {} configurations; each timed at \
+         least {} times after {} warm-up, more (up to {}, within {:.1} s) until its median is \
+         within ±{:.1}% at 95% confidence",
         plan.workloads.len(),
         plan.policies.len(),
         plan.threads,
         plan.configurations(),
-        plan.runs,
-        plan.warmup
+        rule.min_runs,
+        plan.warmup,
+        rule.max_runs,
+        rule.budget.as_secs_f64(),
+        100.0 * rule.precision
     );
-    let (mut results, stamp) = measure(&plan)?;
+    if let Some(t) = plan.trimming() {
+        eprintln!("trimmed to stay near two minutes: {t} (--no-trim measures them all)");
+    }
+    out.around(|| quick_measured(&plan, t0, started, &out.path))
+}
+
+fn quick_measured(plan: &Plan, t0: Instant, started: String, dir: &Path) -> Result<(), Failure> {
+    let mut monitor = LoadMonitor::start(QUIET_SAMPLE);
+    let mut results = measure(plan, started, &mut monitor)?;
     let overhead_workloads: Vec<Workload> = ["fib:25,cutoff=0", "tree-sum:18"]
         .iter()
         .map(|s| s.parse().expect("valid spellings"))
@@ -502,9 +711,9 @@ fn quick(args: &QuickArgs) -> Result<(), String> {
     });
     bar.finish_and_clear();
     results.overhead = overhead?;
+    results.quiet = Some(monitor.finish());
     results.wall_s = t0.elapsed().as_secs_f64();
-    let dir = default_out(&args.out, &stamp.to_string_lossy());
-    let files = results.write_all(&dir)?;
+    let files = results.write_all(dir)?;
     println!("{}", results.machine.summary());
     print!("{}", report::summary_text(&results));
     println!("\nper-join overhead");
@@ -512,8 +721,10 @@ fn quick(args: &QuickArgs) -> Result<(), String> {
         "{}",
         report::text_table(&report::overhead_table(&results.overhead))
     );
+    println!();
+    print!("{}", report::verdict_text(&results));
     println!(
-        "\n{} configurations in {:.1} s; report: {} ({} files)",
+        "{} configurations in {:.1} s; report: {} ({} files)",
         results.rows.len(),
         results.wall_s,
         dir.join("report.md").display(),
@@ -522,7 +733,10 @@ fn quick(args: &QuickArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn run(args: &RunArgs) -> Result<(), String> {
+fn run(args: &RunArgs) -> Result<(), Failure> {
+    let rule = args.timing.rule(RUN_BUDGET_S).map_err(Failure::Usage)?;
+    let (stamp, started) = timestamp();
+    let out = OutDir::prepare(default_out(&args.out, &stamp))?;
     let workloads = args
         .workload
         .0
@@ -543,17 +757,23 @@ fn run(args: &RunArgs) -> Result<(), String> {
             .threads
             .as_ref()
             .map_or_else(default_threads, |t| t.0.clone()),
-        runs: args.runs,
-        warmup: args.warmup,
+        rule,
+        warmup: args.timing.warmup,
+        one_worker_policies: None,
         baselines: !args.no_baselines,
         schedules: args.schedules.0.clone(),
         loop_policies: args.loop_policy.0.clone(),
         matmul_tasks: !args.no_tasks,
         pin: !args.no_pin,
     };
-    let (results, stamp) = measure(&plan)?;
-    let dir = default_out(&args.out, &stamp.to_string_lossy());
-    results.write_all(&dir)?;
+    let results = out.around(|| {
+        let mut monitor = LoadMonitor::start(QUIET_SAMPLE);
+        let mut results = measure(&plan, started, &mut monitor)?;
+        results.quiet = Some(monitor.finish());
+        results.write_all(&out.path)?;
+        Ok(results)
+    })?;
+    let dir = &out.path;
     match args.format {
         Format::Table => {
             println!("{}", results.machine.summary());
@@ -561,7 +781,9 @@ fn run(args: &RunArgs) -> Result<(), String> {
                 "{}",
                 report::text_table(&report::detail_table(&results.rows))
             );
-            println!("\nreport: {}", dir.join("report.md").display());
+            println!();
+            print!("{}", report::verdict_text(&results));
+            println!("report: {}", dir.join("report.md").display());
         }
         Format::Json => println!(
             "{}",
@@ -572,7 +794,12 @@ fn run(args: &RunArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn overhead(args: &OverheadArgs) -> Result<(), String> {
+fn overhead(args: &OverheadArgs) -> Result<(), Failure> {
+    let rule = args.timing.rule(RUN_BUDGET_S).map_err(Failure::Usage)?;
+    let out = match &args.out {
+        Some(dir) => Some(OutDir::prepare(dir.clone())?),
+        None => None,
+    };
     let (_, started) = timestamp();
     let t0 = Instant::now();
     let threads = args
@@ -586,8 +813,9 @@ fn overhead(args: &OverheadArgs) -> Result<(), String> {
         policies: args.policy.0.clone(),
         topologies: vec![args.topology],
         threads: threads.clone(),
-        runs: args.runs,
-        warmup: args.warmup,
+        rule,
+        warmup: args.timing.warmup,
+        one_worker_policies: None,
         baselines: true,
         schedules: Vec::new(),
         loop_policies: Vec::new(),
@@ -599,15 +827,23 @@ fn overhead(args: &OverheadArgs) -> Result<(), String> {
         bar.inc(1);
     });
     bar.finish_and_clear();
-    let rows = rows?;
+    let rows = match (rows, &out) {
+        (Ok(rows), _) => rows,
+        (Err(e), Some(out)) => return out.around(|| Err(Failure::Run(e))),
+        (Err(e), None) => return Err(Failure::Run(e)),
+    };
     let results = Results {
         suite_version: env!("CARGO_PKG_VERSION").to_string(),
         started,
         command: command_line(),
         machine: Machine::detect(),
         settings: Settings {
-            runs: args.runs,
-            warmup: args.warmup,
+            runs: rule.min_runs,
+            max_runs: rule.max_runs,
+            precision: rule.precision,
+            budget_s: rule.budget.as_secs_f64(),
+            trimmed: None,
+            warmup: args.timing.warmup,
             pin: !args.no_pin,
             threads,
             policies: args.policy.0.iter().map(|p| p.to_string()).collect(),
@@ -617,9 +853,10 @@ fn overhead(args: &OverheadArgs) -> Result<(), String> {
         wall_s: t0.elapsed().as_secs_f64(),
         rows: Vec::new(),
         overhead: rows,
+        quiet: None,
     };
-    if let Some(dir) = &args.out {
-        results.write_all(dir)?;
+    if let Some(out) = &out {
+        results.write_all(&out.path)?;
     }
     match args.format {
         Format::Table => {
@@ -634,10 +871,10 @@ fn overhead(args: &OverheadArgs) -> Result<(), String> {
             serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?
         ),
         Format::Csv => {
-            println!("workload,size,policy,threads,joins,median_s,ns_per_join,overhead_ns_per_join,ratio_to_sequential");
+            println!("workload,size,policy,threads,joins,median_s,ns_per_join,overhead_ns_per_join,ratio_to_sequential,runs,noisy");
             for r in &results.overhead {
                 println!(
-                    "{},\"{}\",{},{},{},{},{},{},{}",
+                    "{},\"{}\",{},{},{},{},{},{},{},{},{}",
                     r.workload,
                     r.size,
                     r.policy,
@@ -646,7 +883,9 @@ fn overhead(args: &OverheadArgs) -> Result<(), String> {
                     r.median_s,
                     r.ns_per_join,
                     r.overhead_ns_per_join,
-                    r.ratio_to_sequential
+                    r.ratio_to_sequential,
+                    r.runs,
+                    r.noisy
                 );
             }
         }
@@ -735,6 +974,55 @@ mod tests {
         assert_eq!(parse_schedules("chunk:8,guided").unwrap().0.len(), 2);
         let w = parse_workloads("fib,nqueens:8").unwrap();
         assert!(!w.0[0].1 && w.0[1].1);
+    }
+
+    #[test]
+    fn failures_map_to_exit_statuses() {
+        // Bad input is status 2; anything failing while running (a wrong
+        // answer, reported by `bench` as a message) is status 1.
+        assert_eq!(Failure::Usage("bad".into()).status(), 2);
+        let wrong: Failure = "WRONG ANSWER in fib:10 rp".to_string().into();
+        assert_eq!(wrong, Failure::Run("WRONG ANSWER in fib:10 rp".into()));
+        assert_eq!(exit_status(Err(wrong)), 1);
+        assert_eq!(exit_status(Err(Failure::Usage("x".into()))), 2);
+        assert_eq!(exit_status(Ok(())), 0);
+    }
+
+    #[test]
+    fn memory_and_out_checks() {
+        let big: Workload = "quicksort:4294967296".parse().unwrap();
+        let e = check_memory(&big, Some(16 << 30)).unwrap_err();
+        assert!(e.contains("96.0 GiB") && e.contains("16.0 GiB"), "{e}");
+        assert!(check_memory(&big, None).is_ok());
+        let small: Workload = "fib:10".parse().unwrap();
+        assert!(check_memory(&small, Some(1)).is_ok());
+        let dir = std::env::temp_dir().join(format!("hypersteal-suite-out-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(prepare_out(&dir), Ok(true));
+        assert_eq!(prepare_out(&dir), Ok(false));
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no probe left");
+        let file = dir.join("f");
+        std::fs::write(&file, "x").unwrap();
+        let e = prepare_out(&file).unwrap_err();
+        assert!(
+            e.starts_with("--out ") && e.contains("not a directory"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn top_level_flags_are_the_quick_run_s() {
+        let cli = Cli::try_parse_from(["hypersteal-suite", "--out", "x", "--runs", "11"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.quick.out, Some(PathBuf::from("x")));
+        assert_eq!(cli.quick.timing.runs, 11);
+        let rule = cli.quick.timing.rule(QUICK_BUDGET_S).unwrap();
+        assert_eq!(rule.min_runs, 11);
+        assert_eq!(rule.max_runs, StoppingRule::MAX_RUNS);
+        assert_eq!(rule.budget, Duration::from_millis(500));
+        // A command and the quick run's flags before it do not mix.
+        assert!(Cli::try_parse_from(["hypersteal-suite", "--runs", "3", "run"]).is_err());
     }
 
     #[test]

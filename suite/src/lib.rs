@@ -9,20 +9,26 @@
 //! registry ([`Workload`]) parses the `name:SIZE` spellings and lists the
 //! names.
 //!
-//! The `hypersteal-suite` binary ([`cli`]) measures them: [`bench`] runs the
-//! matrix and [`report`] writes `results.json`, the markdown report and the
-//! SVG plots (`docs/suite.md`).
+//! The `hypersteal-suite` binary ([`cli`]) measures them: [`bench`](mod@bench) runs the
+//! matrix, timing each point until [`stopping`]'s rule says its median is
+//! stable; [`flags`] marks the rows whose figures are not results as they
+//! stand, [`load`] records whether other processes competed for the cores,
+//! and [`report`] writes `results.json`, the markdown report and the SVG
+//! plots (`docs/suite.md`).
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod bench;
 pub mod cli;
+pub mod flags;
 pub mod fork;
+pub mod load;
 pub mod machine;
 pub mod report;
 pub mod rng;
 pub mod sim_cmd;
+pub mod stopping;
 pub mod workloads;
 
 pub use fork::{fork_range, Chili, Fork, Hypersteal, RangeTask, Rayon, Sequential};

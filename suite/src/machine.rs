@@ -55,6 +55,21 @@ impl Machine {
     }
 }
 
+/// The memory available to new allocations without swapping, in bytes
+/// (`MemAvailable` of `/proc/meminfo`); `None` where that cannot be read.
+pub fn available_memory() -> Option<u64> {
+    parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+/// `MemAvailable` (in kB) of the text of `/proc/meminfo`, in bytes.
+fn parse_mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().next()?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
 /// The current UTC time as `(compact, readable)`: `20250101-120000` for a
 /// directory name and `2025-01-01 12:00:00 UTC`.
 pub fn timestamp() -> (String, String) {
@@ -96,6 +111,14 @@ mod tests {
         let (dir, readable) = timestamp();
         assert_eq!(dir.len(), 15);
         assert!(readable.ends_with("UTC"));
+    }
+
+    #[test]
+    fn mem_available() {
+        let text = "MemTotal:       24684144 kB\nMemFree:        22000000 kB\n\
+                    MemAvailable:   23000000 kB\n";
+        assert_eq!(parse_mem_available(text), Some(23_000_000 * 1024));
+        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
     }
 
     #[test]

@@ -13,14 +13,30 @@ use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::{OverheadRow, Row, CHILI, RAYON, SEQUENTIAL};
+use crate::flags::{self, Flag};
+use crate::load::QuietCheck;
 use crate::machine::Machine;
 
 /// The settings a run was made with.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
-    /// Timed runs per configuration.
+    /// The least number of timed runs per configuration.
     pub runs: usize,
-    /// Discarded runs before them.
+    /// The most timed runs per configuration (0 in results from before the
+    /// stopping rule: then every configuration had exactly `runs`).
+    #[serde(default)]
+    pub max_runs: usize,
+    /// The precision the stopping rule asks of the median's 95% confidence
+    /// interval, as a fraction of the median.
+    #[serde(default)]
+    pub precision: f64,
+    /// The time budget of a configuration, seconds.
+    #[serde(default)]
+    pub budget_s: f64,
+    /// What the run left out of its matrix, in words (`None`: nothing).
+    #[serde(default)]
+    pub trimmed: Option<String>,
+    /// Discarded runs before the timed ones.
     pub warmup: usize,
     /// Whether hypersteal workers were pinned to cores.
     pub pin: bool,
@@ -54,10 +70,14 @@ pub struct Results {
     /// Per-join overhead rows, when measured.
     #[serde(default)]
     pub overhead: Vec<OverheadRow>,
+    /// The quiet-machine check: the load before and during the run.
+    #[serde(default)]
+    pub quiet: Option<QuietCheck>,
 }
 
 impl Results {
-    /// Reads `results.json` from `path` (a file, or a directory holding one).
+    /// Reads `results.json` from `path` (a file, or a directory holding one),
+    /// and decides every row's flags again from its figures.
     pub fn load(path: &Path) -> Result<Self, String> {
         let file = if path.is_dir() {
             path.join("results.json")
@@ -66,8 +86,12 @@ impl Results {
         };
         let text = std::fs::read_to_string(&file)
             .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not a results file: {e}", file.display()))
+        let mut results: Results = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a results file: {e}", file.display()))?;
+        // Flags follow from the rows' figures: decide them again, so that a
+        // results file written before a flag existed shows it too.
+        flags::mark(&mut results.rows);
+        Ok(results)
     }
 
     /// Writes `results.json`, `report.md` and the SVG plots into `dir`
@@ -130,15 +154,18 @@ impl Results {
         let _ = writeln!(md, "- **Command:** `{}`", self.command);
         let _ = writeln!(
             md,
-            "- **Settings:** {} timed runs after {} warm-up (discarded); workers {}; topologies {}; \
-             pinning {}; suite {}",
-            s.runs,
+            "- **Settings:** {} after {} warm-up (discarded); workers {}; topologies {}; pinning \
+             {}; suite {}",
+            runs_rule(s),
             s.warmup,
             join(&s.threads),
             s.topologies.join(", "),
             if s.pin { "on" } else { "off" },
             self.suite_version
         );
+        if let Some(t) = &s.trimmed {
+            let _ = writeln!(md, "- **Trimmed:** {t}");
+        }
         let _ = writeln!(md, "- **Policies:** {}", s.policies.join(", "));
         if !s.schedules.is_empty() {
             let _ = writeln!(
@@ -147,14 +174,24 @@ impl Results {
                 s.schedules.join(", ")
             );
         }
-        let _ = writeln!(md, "- **Wall time of the run:** {:.1} s\n", self.wall_s);
+        let _ = writeln!(md, "- **Wall time of the run:** {:.1} s", self.wall_s);
+        md.push_str(&quiet_markdown(self.quiet.as_ref()));
+        if let Some(w) = speed_warning(&self.rows, self.quiet.as_ref()) {
+            let _ = writeln!(md, "\n> **Warning:** {w}.");
+        }
+        md.push('\n');
         let _ = writeln!(
             md,
             "Every run's answer was checked against the known one before its time counted \
              (`docs/suite.md` explains every column). Times are medians of the timed runs; \
              speedup and efficiency are against the best sequential time (the plain sequential \
-             code); CoV is the coefficient of variation of the timed runs.\n"
+             code); ±CI is the larger distance from the median to an end of its 95% confidence \
+             interval, in % of the median; CoV is the coefficient of variation of the timed \
+             runs.\n"
         );
+        if !self.rows.is_empty() {
+            md.push_str(&flags_markdown(&self.rows));
+        }
 
         let pmax = self.max_threads();
         if !self.rows.is_empty() {
@@ -323,10 +360,13 @@ impl Results {
         header.extend([
             format!("speedup P={pmax}"),
             format!("eff. P={pmax}"),
+            format!("runs P={pmax}"),
+            format!("±CI % P={pmax}"),
             format!("CoV % P={pmax}"),
+            "flags".to_string(),
         ]);
         let mut t = vec![header];
-        let seq_ms = seq.map_or("-".into(), |r| ms(r.median_s));
+        let seq_ms = seq.map_or("-".into(), time_cell);
         for (policy, topo) in self.keys(w, size, variant) {
             let find = |p: usize| {
                 self.rows.iter().find(|r| {
@@ -342,16 +382,28 @@ impl Results {
             line.extend(
                 threads
                     .iter()
-                    .map(|&p| find(p).map_or("-".into(), |r| ms(r.median_s))),
+                    .map(|&p| find(p).map_or("-".into(), time_cell)),
             );
             match find(pmax) {
                 Some(r) => line.extend([
-                    format!("{:.2}", r.speedup),
-                    format!("{:.2}", r.efficiency),
+                    ratio_cell(r, r.speedup),
+                    ratio_cell(r, r.efficiency),
+                    r.runs.to_string(),
+                    ci_cell(r),
                     format!("{:.1}", 100.0 * r.cov),
                 ]),
-                None => line.extend(["-".to_string(), "-".to_string(), "-".to_string()]),
+                None => line.extend(std::iter::repeat_n("-".to_string(), 5)),
             }
+            let marks: Vec<String> = threads
+                .iter()
+                .filter_map(|&p| find(p))
+                .flat_map(|r| r.flags.iter().map(move |f| format!("{f}@{}", r.threads)))
+                .collect();
+            line.push(if marks.is_empty() {
+                "-".to_string()
+            } else {
+                marks.join(" ")
+            });
             t.push(line);
         }
         t
@@ -736,6 +788,176 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map_or_else(|| "-".to_string(), f)
 }
 
+/// A row's median in ms, with `*` when the row is noisy and `~` when the
+/// baseline drifted.
+fn time_cell(r: &Row) -> String {
+    let mut s = ms(r.median_s);
+    if flags::has(r, Flag::Noisy) {
+        s.push('*');
+    }
+    if flags::has(r, Flag::Drift) {
+        s.push('~');
+    }
+    s
+}
+
+/// A speedup or efficiency, in brackets when the row's baseline flags say it
+/// is a measurement problem rather than a result.
+fn ratio_cell(r: &Row, v: f64) -> String {
+    if flags::has(r, Flag::SuperLinear) || flags::has(r, Flag::BeatsSequential) {
+        format!("[{v:.2}]")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The median's confidence half-width in % (`-` below 6 runs).
+fn ci_cell(r: &Row) -> String {
+    opt(r.ci_half_width, |v| format!("{:.1}", 100.0 * v))
+}
+
+/// How many runs the settings asked for, in words.
+fn runs_rule(s: &Settings) -> String {
+    if s.max_runs == 0 {
+        return format!("{} timed runs", s.runs);
+    }
+    format!(
+        "at least {} timed runs, more (up to {}, within {:.1} s a configuration) until the \
+         median's 95% confidence interval is within ±{:.1}%",
+        s.runs,
+        s.max_runs,
+        s.budget_s,
+        100.0 * s.precision
+    )
+}
+
+/// The quiet-machine check, as markdown list items and warnings.
+fn quiet_markdown(q: Option<&QuietCheck>) -> String {
+    let mut md = String::new();
+    let Some(q) = q else {
+        return md;
+    };
+    let pct = |v: Option<f64>| v.map_or("unknown".to_string(), |v| format!("{:.1}%", 100.0 * v));
+    let load = |l: Option<crate::load::LoadAvg>| {
+        l.map_or("unknown".to_string(), |l| {
+            format!("{:.2} {:.2} {:.2}", l.one, l.five, l.fifteen)
+        })
+    };
+    let _ = writeln!(
+        md,
+        "- **Machine load:** before the run, load average {} and other processes on {} of the \
+         cores (over {:.1} s idle); during it, other processes on {} of the cores (at most {} \
+         during a configuration, {} of {} configurations contended); load average at the end {}",
+        load(q.loadavg_before),
+        pct(q.others_before),
+        q.sample_s,
+        pct(q.others_during),
+        pct(q.others_max_point),
+        q.contended_points,
+        q.points,
+        load(q.loadavg_after),
+    );
+    for w in q.warnings() {
+        let _ = writeln!(md, "\n> **Warning:** {w}.");
+    }
+    md
+}
+
+/// Noisy rows above this share of all rows make the report warn that the
+/// machine's speed wandered.
+pub const NOISY_SHARE_WARNING: f64 = 0.25;
+
+/// A warning when many rows are noisy or a baseline drifted: the machine's
+/// speed itself wandered, whether or not other processes in it competed (a
+/// virtual machine's host can be busy unseen).
+pub fn speed_warning(rows: &[Row], quiet: Option<&QuietCheck>) -> Option<String> {
+    let noisy = rows.iter().filter(|r| flags::has(r, Flag::Noisy)).count();
+    let drifted = rows.iter().filter(|r| flags::has(r, Flag::Drift)).count();
+    if rows.is_empty()
+        || (drifted == 0 && (noisy as f64) <= NOISY_SHARE_WARNING * rows.len() as f64)
+    {
+        return None;
+    }
+    let quiet_inside = quiet
+        .and_then(|q| q.others_during)
+        .filter(|&d| d <= crate::load::QUIET_SHARE)
+        .map(|d| {
+            format!(
+                " although other processes in the machine used only {:.0}% of its cores (a \
+                 virtual machine's host may be busy)",
+                100.0 * d
+            )
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "{noisy} of {} rows are noisy and {drifted} sequential baselines drifted: the machine's \
+         speed wandered{quiet_inside}; rerun on a quiet machine before quoting these figures",
+        rows.len()
+    ))
+}
+
+/// The legend of the flags and the rows that carry them.
+fn flags_markdown(rows: &[Row]) -> String {
+    let mut md = String::from("## Flags\n\n");
+    let _ = writeln!(
+        md,
+        "A row's flags say its figure is not a result as it stands. In the tables, `*` after a \
+         time marks a noisy row, `~` after a sequential time a drifted baseline, and a speedup \
+         or efficiency in brackets is a flagged measurement problem (`eff>1`, `beats-seq`), not \
+         a result.\n"
+    );
+    for f in Flag::ALL {
+        let n = rows.iter().filter(|r| flags::has(r, f)).count();
+        let _ = writeln!(md, "- `{}` ({n} rows): {}.", f.name(), f.meaning());
+    }
+    md.push('\n');
+    let flagged: Vec<&Row> = rows.iter().filter(|r| !r.flags.is_empty()).collect();
+    if flagged.is_empty() {
+        md.push_str("No row is flagged.\n\n");
+        return md;
+    }
+    let mut t = vec![row_of(&[
+        "workload",
+        "variant",
+        "policy",
+        "P",
+        "median ms",
+        "runs",
+        "±CI %",
+        "speedup",
+        "eff.",
+        "others %",
+        "drift %",
+        "flags",
+    ])];
+    for r in flagged {
+        t.push(vec![
+            format!("{}:{}", r.workload, r.size),
+            variant_of(r),
+            r.policy.clone(),
+            r.threads.to_string(),
+            ms(r.median_s),
+            r.runs.to_string(),
+            ci_cell(r),
+            format!("{:.2}", r.speedup),
+            format!("{:.2}", r.efficiency),
+            opt(r.others_cpu, |v| format!("{:.0}", 100.0 * v)),
+            opt(r.drift, |v| format!("{:+.1}", 100.0 * v)),
+            r.flags.join(" "),
+        ]);
+    }
+    md.push_str(&markdown_table(&t));
+    md.push('\n');
+    md
+}
+
+fn variant_of(r: &Row) -> String {
+    match &r.schedule {
+        Some(s) => format!("{} {s}", r.variant),
+        None => r.variant.clone(),
+    }
+}
+
 /// The detailed table of rows (header first).
 pub fn detail_table(rows: &[Row]) -> Vec<Vec<String>> {
     let mut t = vec![row_of(&[
@@ -745,6 +967,8 @@ pub fn detail_table(rows: &[Row]) -> Vec<Vec<String>> {
         "topology",
         "P",
         "median ms",
+        "runs",
+        "±CI %",
         "worst ms",
         "CoV %",
         "speedup",
@@ -754,28 +978,34 @@ pub fn detail_table(rows: &[Row]) -> Vec<Vec<String>> {
         "idle %",
         "spread ms",
         "SD %",
+        "others %",
+        "flags",
     ])];
     for r in rows {
-        let variant = match &r.schedule {
-            Some(s) => format!("{} {s}", r.variant),
-            None => r.variant.clone(),
-        };
         t.push(vec![
             format!("{}:{}", r.workload, r.size),
-            variant,
+            variant_of(r),
             r.policy.clone(),
             r.topology.clone(),
             r.threads.to_string(),
-            ms(r.median_s),
+            time_cell(r),
+            r.runs.to_string(),
+            ci_cell(r),
             ms(r.worst_s),
             format!("{:.1}", 100.0 * r.cov),
-            format!("{:.2}", r.speedup),
-            format!("{:.2}", r.efficiency),
+            ratio_cell(r, r.speedup),
+            ratio_cell(r, r.efficiency),
             opt(r.requests, |v| format!("{v:.0}")),
             opt(r.locality, |v| format!("{:.1}", 100.0 * v)),
             opt(r.idle_fraction, |v| format!("{:.1}", 100.0 * v)),
             opt(r.spread_s, ms),
             opt(r.sd_pct, |v| format!("{v:.1}")),
+            opt(r.others_cpu, |v| format!("{:.0}", 100.0 * v)),
+            if r.flags.is_empty() {
+                "-".to_string()
+            } else {
+                r.flags.join(" ")
+            },
         ]);
     }
     t
@@ -789,6 +1019,7 @@ pub fn overhead_table(rows: &[OverheadRow]) -> Vec<Vec<String>> {
         "P",
         "joins",
         "median ms",
+        "runs",
         "ns/join",
         "overhead ns/join",
         "× sequential",
@@ -799,7 +1030,12 @@ pub fn overhead_table(rows: &[OverheadRow]) -> Vec<Vec<String>> {
             r.policy.clone(),
             r.threads.to_string(),
             r.joins.to_string(),
-            ms(r.median_s),
+            if r.noisy {
+                format!("{}*", ms(r.median_s))
+            } else {
+                ms(r.median_s)
+            },
+            r.runs.to_string(),
             format!("{:.1}", r.ns_per_join),
             format!("{:.1}", r.overhead_ns_per_join),
             format!("{:.2}", r.ratio_to_sequential),
@@ -813,7 +1049,7 @@ fn overhead_markdown(rows: &[OverheadRow]) -> String {
         "Per-join cost of fork-join code without a cutoff: the run's median time over the number \
          of joins it makes, the extra cost per join over the plain sequential code, and the ratio \
          to the plain sequential time. `sequential-fork` is the parallel code with every join \
-         run inline (no runtime).\n\n",
+         run inline (no runtime). `*` marks a noisy median.\n\n",
     );
     s.push_str(&markdown_table(&overhead_table(rows)));
     s
@@ -873,7 +1109,8 @@ pub fn csv(rows: &[Row]) -> String {
     let mut s = String::from(
         "workload,size,variant,schedule,policy,topology,threads,runs,median_s,worst_s,best_s,cov,\
          speedup,efficiency,requests,requests_ok,locality,idle_fraction,tasks,placed,max_hops,\
-         computation_s,overhead_s,idle_s,spread_s,sd_pct\n",
+         computation_s,overhead_s,idle_s,spread_s,sd_pct,ci_low_s,ci_high_s,ci_half_width,stop,\
+         others_cpu,drift,flags\n",
     );
     let o = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
     let quote = |v: &str| {
@@ -886,7 +1123,7 @@ pub fn csv(rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             quote(&r.workload),
             quote(&r.size),
             r.variant,
@@ -913,6 +1150,13 @@ pub fn csv(rows: &[Row]) -> String {
             o(r.idle_s),
             o(r.spread_s),
             o(r.sd_pct),
+            o(r.ci_low_s),
+            o(r.ci_high_s),
+            o(r.ci_half_width),
+            r.stop,
+            o(r.others_cpu),
+            o(r.drift),
+            r.flags.join(" "),
         );
     }
     s
@@ -967,4 +1211,112 @@ pub fn summary_text(results: &Results) -> String {
         s.push_str(&text_table(&t));
     }
     s
+}
+
+/// The lines a terminal run ends with: the quiet-machine warnings, how many
+/// rows each flag marks, and the largest CoV and efficiency with their rows.
+pub fn verdict_text(results: &Results) -> String {
+    let mut s = String::new();
+    if let Some(q) = &results.quiet {
+        for w in q.warnings() {
+            let _ = writeln!(s, "warning: {w}");
+        }
+    }
+    if let Some(w) = speed_warning(&results.rows, results.quiet.as_ref()) {
+        let _ = writeln!(s, "warning: {w}");
+    }
+    let rows = &results.rows;
+    let counts: Vec<String> = Flag::ALL
+        .iter()
+        .map(|&f| (f, rows.iter().filter(|r| flags::has(r, f)).count()))
+        .filter(|&(_, n)| n > 0)
+        .map(|(f, n)| format!("{n} {}", f.name()))
+        .collect();
+    if !rows.is_empty() {
+        let _ = writeln!(
+            s,
+            "flagged rows: {}",
+            if counts.is_empty() {
+                "none".to_string()
+            } else {
+                counts.join(", ")
+            }
+        );
+    }
+    let name = |r: &Row| {
+        format!(
+            "{}:{} {} {} P={}",
+            r.workload,
+            r.size,
+            variant_of(r),
+            r.policy,
+            r.threads
+        )
+    };
+    if let Some(r) = rows.iter().max_by(|a, b| a.cov.total_cmp(&b.cov)) {
+        let _ = writeln!(s, "largest CoV: {:.1}% ({})", 100.0 * r.cov, name(r));
+    }
+    if let Some(r) = rows
+        .iter()
+        .max_by(|a, b| a.efficiency.total_cmp(&b.efficiency))
+    {
+        let _ = writeln!(
+            s,
+            "largest efficiency: {:.2} ({}{})",
+            r.efficiency,
+            name(r),
+            if r.flags.is_empty() {
+                String::new()
+            } else {
+                format!("; flagged {}", r.flags.join(" "))
+            }
+        );
+    }
+    if let Some(r) = rows
+        .iter()
+        .filter(|r| r.threads > 1)
+        .max_by(|a, b| a.efficiency.total_cmp(&b.efficiency))
+    {
+        let _ = writeln!(
+            s,
+            "largest efficiency above 1 worker: {:.2} ({})",
+            r.efficiency,
+            name(r)
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::synthetic_row;
+
+    #[test]
+    fn a_wandering_machine_is_called_out() {
+        let mut rows: Vec<Row> = (0..8)
+            .map(|i| synthetic_row("rp", 2, 0.01, if i < 2 { "budget" } else { "stable" }))
+            .collect();
+        flags::mark(&mut rows);
+        // Two noisy rows of eight: not yet a pattern.
+        assert_eq!(speed_warning(&rows, None), None);
+        rows[2].stop = "budget".into();
+        flags::mark(&mut rows);
+        let quiet = QuietCheck {
+            others_during: Some(0.01),
+            ..QuietCheck::default()
+        };
+        let w = speed_warning(&rows, Some(&quiet)).unwrap();
+        assert!(
+            w.starts_with("3 of 8 rows are noisy") && w.contains("only 1%"),
+            "{w}"
+        );
+        // A drifted baseline alone is enough.
+        let mut rows = vec![synthetic_row(SEQUENTIAL, 1, 0.01, "stable")];
+        rows[0].drift = Some(0.2);
+        flags::mark(&mut rows);
+        let w = speed_warning(&rows, None).unwrap();
+        assert!(w.contains("1 sequential baselines drifted"), "{w}");
+        assert!(!w.contains("only"), "{w}");
+    }
 }

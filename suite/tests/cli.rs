@@ -1,6 +1,6 @@
 //! The `hypersteal-suite` binary: argument errors (exit status 2 and the
-//! valid names), a tiny `run` producing JSON, `report DIR`, `topology`, and
-//! `overhead`.
+//! valid names, before anything is measured), a tiny `run` producing JSON,
+//! `report DIR`, `topology`, and `overhead`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -70,6 +70,86 @@ fn bad_numbers_and_lists_exit_2() {
     assert_usage_error(&["topology", "--threads", "0"], &["at least 1"]);
     assert_usage_error(&["no-such-command"], &["unrecognized"]);
     assert_usage_error(&["run", "--no-such-flag"], &[]);
+}
+
+#[test]
+fn bad_timing_flags_exit_2() {
+    for cmd in [&["run"][..], &["quick"], &["overhead"], &[]] {
+        let with = |extra: &[&'static str]| [cmd, extra].concat();
+        assert_usage_error(
+            &with(&["--runs", "5", "--max-runs", "3"]),
+            &["--max-runs 3", "--runs 5"],
+        );
+        assert_usage_error(&with(&["--precision", "0"]), &["precision", "above 0"]);
+        assert_usage_error(&with(&["--precision", "250"]), &["at most 100"]);
+        assert_usage_error(&with(&["--budget=-1"]), &["budget", "seconds"]);
+        assert_usage_error(&with(&["--budget", "soon"]), &["budget", "seconds"]);
+        assert_usage_error(&with(&["--max-runs", "0"]), &["at least 1"]);
+        assert_usage_error(&with(&["--runs", "20000"]), &["at most 10000"]);
+    }
+}
+
+#[test]
+fn an_out_that_cannot_be_written_exits_2_before_measuring() {
+    let dir = scratch("out");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let file = file.to_str().unwrap();
+    let under_file = format!("{file}/sub");
+    for out in [
+        file,
+        under_file.as_str(),
+        "/proc/hypersteal-suite-cannot-be-here",
+    ] {
+        for cmd in [
+            &["run", "--workload", "fib:10"][..],
+            &["quick"],
+            &[],
+            &["overhead"],
+        ] {
+            let args = [cmd, &["--out", out]].concat();
+            let o = suite(&args);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains("--out") && err.contains(out),
+                "{args:?}: {err}"
+            );
+            assert!(err.contains("can write"), "{args:?}: {err}");
+            // Refused up front: nothing was measured or printed.
+            assert!(o.stdout.is_empty(), "{args:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sizes_that_cannot_fit_in_memory_exit_2() {
+    // quicksort keeps three arrays of 8-byte keys: 96 GiB for 2^32 keys.
+    let need = 3u64 * 8 * (1u64 << 32);
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        })
+        .map(|kb| kb * 1024);
+    match available {
+        // Where the size fits (or the memory is unknown) there is nothing to refuse.
+        Some(a) if a < need => {}
+        _ => return,
+    }
+    for cmd in ["run", "overhead"] {
+        assert_usage_error(
+            &[cmd, "--workload", "quicksort:4294967296"],
+            &["quicksort:4294967296", "GiB", "memory", "smaller size"],
+        );
+    }
+    assert_usage_error(
+        &["run", "--workload", "fib:10,mergesort:4294967296"],
+        &["mergesort:4294967296", "memory"],
+    );
 }
 
 #[test]
@@ -158,6 +238,8 @@ fn tiny_run(dir: &Path) -> serde_json::Value {
         "1,2",
         "--runs",
         "2",
+        "--max-runs",
+        "2",
         "--warmup",
         "1",
         "--schedules",
@@ -202,6 +284,21 @@ fn a_tiny_run_writes_json_report_and_plots() {
         .any(|r| r["variant"] == "loop" && r["schedule"] == "guided" && r["sd_pct"].is_number()));
     assert!(rows.iter().any(|r| r["variant"] == "tasks"));
     assert!(json["machine"]["cpu"].is_string());
+    // Two runs a point give no confidence interval: every row stopped at the
+    // cap and is marked noisy; the baseline was timed before and after the
+    // workload's other points (four runs and a drift); the settings and the
+    // load check are recorded.
+    for row in rows {
+        let sequential = row["policy"] == "sequential";
+        assert_eq!(row["runs"], if sequential { 4 } else { 2 }, "{row}");
+        assert_eq!(row["drift"].is_number(), sequential, "{row}");
+        assert_eq!(row["stop"], "max-runs", "{row}");
+        assert!(row["ci_half_width"].is_null(), "{row}");
+        let flags = row["flags"].as_array().unwrap();
+        assert!(flags.iter().any(|f| f == "noisy"), "{row}");
+    }
+    assert_eq!(json["settings"]["max_runs"], 2);
+    assert!(json["quiet"]["points"].as_u64().unwrap() as usize == rows.len());
 
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
@@ -211,6 +308,9 @@ fn a_tiny_run_writes_json_report_and_plots() {
         report.contains("cores") && report.contains("### fib:16"),
         "{report}"
     );
+    for part in ["## Flags", "`noisy` (", "Machine load", "±CI %", "runs P=2"] {
+        assert!(report.contains(part), "{part} missing from the report");
+    }
     for svg in ["speedup-fib.svg", "split-fib.svg", "loop-imbalance.svg"] {
         let text = std::fs::read_to_string(dir.join(svg)).unwrap();
         assert!(text.starts_with("<svg") && text.contains("<text"), "{svg}");
@@ -235,6 +335,8 @@ fn a_tiny_run_writes_json_report_and_plots() {
         "--threads",
         "2",
         "--runs",
+        "1",
+        "--max-runs",
         "1",
         "--warmup",
         "0",
@@ -306,6 +408,8 @@ fn overhead_reports_ns_per_join() {
         "--threads",
         "1,2",
         "--runs",
+        "1",
+        "--max-runs",
         "1",
         "--warmup",
         "0",

@@ -46,9 +46,11 @@ impl FibParams {
         Self::new(32)
     }
 
-    /// A size for a quick run.
+    /// A size for a quick run: fib(35), about 25 ms sequentially on the 2-core
+    /// development machine (the quick sizes give each point at least about
+    /// 20 ms of sequential work, so that they measure scheduling, not timers).
     pub fn quick() -> Self {
-        Self::new(27)
+        Self::new(35)
     }
 }
 

@@ -47,9 +47,10 @@ impl MandelbrotParams {
         Self::new(1200)
     }
 
-    /// A size for a quick run.
+    /// A size for a quick run: 400×400, about 45 ms sequentially on the 2-core
+    /// development machine.
     pub fn quick() -> Self {
-        Self::new(600)
+        Self::new(400)
     }
 
     /// The kernel for these parameters.

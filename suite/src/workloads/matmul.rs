@@ -44,9 +44,10 @@ impl MatmulParams {
         Self::new(600)
     }
 
-    /// A size for a quick run.
+    /// A size for a quick run: 384×384, about 25 ms sequentially on the 2-core
+    /// development machine.
     pub fn quick() -> Self {
-        Self::new(256)
+        Self::new(384)
     }
 }
 

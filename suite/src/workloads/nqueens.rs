@@ -61,9 +61,10 @@ impl NQueensParams {
         Self::new(10)
     }
 
-    /// A size for a quick run.
+    /// A size for a quick run: 13 queens, about 30 ms sequentially on the
+    /// 2-core development machine.
     pub fn quick() -> Self {
-        Self::new(11)
+        Self::new(13)
     }
 }
 

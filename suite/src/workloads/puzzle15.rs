@@ -269,7 +269,13 @@ impl Probe {
 }
 
 /// Depth-first search under `bound` with make/unmake on one board.
-struct Dfs<'a> {
+///
+/// With `SHARED`, the search also watches `stop`, the flag by which the
+/// subtrees of a parallel search learn that one of them reached the goal. The
+/// plain sequential search has no other subtree to tell (finding the goal
+/// returns straight up the recursion), so it neither reads nor writes the
+/// flag: the baseline carries none of the parallel version's machinery.
+struct Dfs<'a, const SHARED: bool> {
     board: [u8; 16],
     nodes: u64,
     next: u32,
@@ -277,7 +283,7 @@ struct Dfs<'a> {
     stop: &'a AtomicBool,
 }
 
-impl Dfs<'_> {
+impl<const SHARED: bool> Dfs<'_, SHARED> {
     fn search(&mut self, blank: u8, prev: u8, g: u32, h: u32) -> bool {
         self.nodes += 1;
         let f = g + h;
@@ -286,10 +292,12 @@ impl Dfs<'_> {
             return false;
         }
         if h == 0 {
-            self.stop.store(true, Ordering::Relaxed);
+            if SHARED {
+                self.stop.store(true, Ordering::Relaxed);
+            }
             return true;
         }
-        if self.stop.load(Ordering::Relaxed) {
+        if SHARED && self.stop.load(Ordering::Relaxed) {
             return false;
         }
         let b = blank as usize;
@@ -313,8 +321,9 @@ impl Dfs<'_> {
     }
 }
 
-fn probe_sequential(node: &Node, bound: u32, stop: &AtomicBool) -> Probe {
-    let mut dfs = Dfs {
+/// Searches the subtree of `node` under `bound`; `SHARED` as in [`Dfs`].
+fn probe_sequential<const SHARED: bool>(node: &Node, bound: u32, stop: &AtomicBool) -> Probe {
+    let mut dfs = Dfs::<SHARED> {
         board: node.board,
         nodes: 0,
         next: u32::MAX,
@@ -349,11 +358,12 @@ fn ida(tiles: &[u8; 16], mut probe: impl FnMut(&Node, u32) -> Probe) -> Solution
     }
 }
 
-/// Solves `tiles` with sequential IDA*.
+/// Solves `tiles` with sequential IDA* (without the parallel search's stop flag).
 pub fn sequential(tiles: &[u8; 16]) -> Solution {
+    // Never read or written: the unshared search only needs a flag to point at.
+    let unused = AtomicBool::new(false);
     ida(tiles, |root, bound| {
-        let stop = AtomicBool::new(false);
-        probe_sequential(root, bound, &stop)
+        probe_sequential::<false>(root, bound, &unused)
     })
 }
 
@@ -386,7 +396,7 @@ fn probe_forked<C: Fork>(
     stop: &AtomicBool,
 ) -> Probe {
     if depth_left == 0 {
-        return probe_sequential(node, bound, stop);
+        return probe_sequential::<true>(node, bound, stop);
     }
     let f = node.g + node.h;
     if f > bound {
