@@ -7,8 +7,11 @@
 //! For each policy (default: every policy at its defaults) a pool of `WORKERS` unpinned workers
 //! (default 2) runs a small warm-up, then `RUNS` times (default 9): rests `IDLE_MS` milliseconds
 //! (default 1000), and a thread outside the pool spawns a task that records how long after the
-//! spawn it started running. Printed: the median and the largest of those latencies, and the CPU
-//! time the pool's threads used while at rest (from `/proc`, Linux only), which should be 0.
+//! spawn it started running. Printed: the median and the largest of those latencies, the CPU
+//! time the pool's threads used while at rest (from `/proc`, Linux only), which should be 0, and
+//! what coming to rest costs: after a burst of fine-grained work (fib(18), `join` at every call)
+//! the CPU time the pool used from the burst's end until a 250 ms stretch without any, and how
+//! long that took.
 
 use hypersteal::{Policy, ThreadPoolBuilder};
 use std::time::{Duration, Instant};
@@ -31,6 +34,31 @@ fn cpu_ticks(prefix: &str) -> u64 {
             Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
         })
         .sum()
+}
+
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = hypersteal::join(|| fib(n - 1), || fib(n - 2));
+    a + b
+}
+
+/// Runs a burst of fine-grained work, then waits until the pool's threads use no CPU for 250 ms
+/// (at most 60 s); returns the CPU ticks used after the burst and the time until rest.
+fn settle(pool: &hypersteal::ThreadPool) -> (u64, Duration) {
+    assert_eq!(pool.install(|| fib(18)), 2584);
+    let start = Instant::now();
+    let first = cpu_ticks("wakeup-");
+    let mut last = first;
+    loop {
+        std::thread::sleep(Duration::from_millis(250));
+        let now = cpu_ticks("wakeup-");
+        if now == last || start.elapsed() > Duration::from_secs(60) {
+            return (now - first, start.elapsed() - Duration::from_millis(250));
+        }
+        last = now;
+    }
 }
 
 fn usage(what: &str) -> ! {
@@ -59,9 +87,10 @@ fn main() {
     } else {
         Policy::all()
     };
+    let hz = 100.0; // USER_HZ: /proc counts CPU time in 1/100 s on Linux
     println!(
         "wake-up after {idle:?} idle, {workers} workers, {runs} runs each (median, max); \
-         CPU ticks used at rest"
+         CPU ticks used at rest; CPU seconds and time to come to rest after a burst"
     );
     for policy in policies {
         let pool = ThreadPoolBuilder::new()
@@ -71,7 +100,7 @@ fn main() {
             .thread_name(|i| format!("wakeup-{i}"))
             .build()
             .unwrap_or_else(|e| usage(&e.to_string()));
-        pool.install(|| hypersteal::join(|| (), || ()));
+        let (settle_ticks, settle_time) = settle(&pool);
         let mut latencies = Vec::with_capacity(runs);
         let mut rest_ticks = 0;
         for _ in 0..runs {
@@ -85,11 +114,13 @@ fn main() {
         }
         latencies.sort();
         println!(
-            "{:<52} {:>9.1} us {:>9.1} us {:>4} ticks",
+            "{:<44} {:>8.1} us {:>8.1} us {:>4} ticks {:>7.2} CPU-s {:>7.2} s",
             policy.to_string(),
             latencies[runs / 2].as_secs_f64() * 1e6,
             latencies[runs - 1].as_secs_f64() * 1e6,
-            rest_ticks
+            rest_ticks,
+            settle_ticks as f64 / hz,
+            settle_time.as_secs_f64()
         );
         pool.shutdown();
     }

@@ -8,8 +8,9 @@
 //! - while free cores exist, live pools never share a core (the global pool and a user's pool
 //!   sit side by side instead of stacking on cores 0, 1, ...);
 //! - a pool with more workers than there are cores (or pools that together have more) spreads
-//!   them evenly: no core carries two more workers than another, and consecutive workers of a
-//!   pool stay on consecutive cores as far as the free ones allow;
+//!   them evenly: when it is built, no core carries two more workers than another, and
+//!   consecutive workers of a pool stay on consecutive cores as far as the free ones allow
+//!   (pools that end later can leave the spread uneven until new pools fill the gaps);
 //! - a pool gives its cores back when its last thread is gone (its registry is dropped), so
 //!   after [`crate::ThreadPool::shutdown`] returns they are free for the next pool.
 //!

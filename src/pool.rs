@@ -13,8 +13,9 @@ use std::sync::Arc;
 ///
 /// Dropping the pool does not block (as in rayon): the pool stops, its workers finish every task
 /// already queued or running (including tasks started with [`ThreadPool::spawn`] and whatever
-/// those spawn in turn), then their threads exit on their own. Nothing queued is lost. To wait
-/// until that has happened, call [`ThreadPool::shutdown`] instead of dropping.
+/// those spawn in turn), then their threads exit on their own. Nothing queued is lost while the
+/// process runs; but when `main` returns, the process ends with whatever is still running. To
+/// wait until the work is done, call [`ThreadPool::shutdown`] instead of dropping.
 ///
 /// ```
 /// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(2).build().unwrap();

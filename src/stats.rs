@@ -71,7 +71,10 @@ impl Counters {
 }
 
 /// What one worker did since the pool started (or since the last `reset_stats`).
+///
+/// Non-exhaustive: counters are added as the runtime learns to report more.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WorkerStats {
     /// Tasks this worker ran that were made available to other workers (the `b` of a `join`,
     /// every spawn), wherever they were created, including a `b` it popped back itself.

@@ -86,30 +86,34 @@ fn a_stopped_pool_runs_its_queued_work_and_ends_its_threads() {
     for policy in Policy::all() {
         for blocking in [true, false] {
             let ran = Arc::new(AtomicUsize::new(0));
+            // Held by every closure: once no thread holds one, every closure was dropped.
+            let token = Arc::new(());
             let pool = pool(policy, Topology::Hypercube, 3);
             for _ in 0..1000 {
-                let ran = ran.clone();
+                let (ran, token) = (ran.clone(), token.clone());
                 pool.spawn(move || {
                     // Spawned work may spawn more work; it all runs before the threads end.
-                    let inner = ran.clone();
+                    let (inner, inner_token) = (ran.clone(), token.clone());
                     hypersteal::spawn(move || {
                         inner.fetch_add(1, Ordering::SeqCst);
+                        drop(inner_token);
                     });
                     ran.fetch_add(1, Ordering::SeqCst);
+                    drop(token);
                 });
             }
-            let weak = Arc::downgrade(&ran);
+            let weak = Arc::downgrade(&token);
+            drop(token);
             if blocking {
                 pool.shutdown();
                 assert_eq!(ran.load(Ordering::SeqCst), 2000, "{policy}");
             } else {
                 drop(pool);
             }
-            drop(ran);
-            // Every closure (and so every Arc clone) is run and dropped: in the end no thread
-            // holds one. At once after `shutdown`; after a drop, once the workers are done.
+            // Every closure is run and dropped: at once after `shutdown`; after a drop, once
+            // the workers are done.
             let start = std::time::Instant::now();
-            while weak.upgrade().is_some() {
+            while weak.upgrade().is_some() || ran.load(Ordering::SeqCst) != 2000 {
                 assert!(!blocking, "{policy}: a worker outlived `shutdown`");
                 assert!(
                     start.elapsed() < std::time::Duration::from_secs(30),
@@ -204,7 +208,10 @@ fn an_idle_pool_uses_no_cpu() {
             .unwrap();
         pool.install(|| fib(18));
         // Let the bounded search end and the workers park.
-        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(
+            quiet_within("idlecheck", std::time::Duration::from_secs(10)),
+            "{policy}: never came to rest"
+        );
         let (threads, before) = cpu_ticks("idlecheck");
         assert_eq!(threads, 4);
         std::thread::sleep(std::time::Duration::from_millis(400));
@@ -217,7 +224,26 @@ fn an_idle_pool_uses_no_cpu() {
         );
         // And new work still wakes them.
         assert_eq!(pool.install(|| fib(15)), fib_iter(15));
+        // Wait for the threads to end, so the next pool's count is its own.
+        pool.shutdown();
     }
+}
+
+/// Waits until the threads named `prefix...` use no CPU for 250 ms; false if that has not
+/// happened within `deadline` (a pool that keeps spinning).
+#[cfg(target_os = "linux")]
+fn quiet_within(prefix: &str, deadline: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    let mut last = cpu_ticks(prefix).1;
+    while start.elapsed() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        let now = cpu_ticks(prefix).1;
+        if now == last {
+            return true;
+        }
+        last = now;
+    }
+    false
 }
 
 /// Fault 5 of issue 11: every value the parser accepts idles at no CPU, at the extremes of
@@ -246,7 +272,10 @@ fn extreme_accepted_parameters_still_idle_at_no_cpu() {
                 .build()
                 .unwrap();
             assert_eq!(pool.install(|| fib(16)), fib_iter(16));
-            std::thread::sleep(std::time::Duration::from_millis(150));
+            assert!(
+                quiet_within("xtrm-", std::time::Duration::from_secs(10)),
+                "{spec}, {workers} workers: never came to rest"
+            );
             let (threads, before) = cpu_ticks("xtrm-");
             assert_eq!(threads, workers);
             std::thread::sleep(std::time::Duration::from_millis(400));
@@ -259,5 +288,40 @@ fn extreme_accepted_parameters_still_idle_at_no_cpu() {
             assert_eq!(pool.install(|| fib(14)), fib_iter(14), "{spec}");
             pool.shutdown();
         }
+    }
+}
+
+/// Fault 5 at scale: a thousand oversubscribed `grr-m` workers (on a 2-core machine) come to
+/// rest soon after a burst of work, at the largest window. Before the search was bounded, every
+/// idle worker made P − 1 requests per round, each spinning `window` at every tree level: the
+/// pool kept both cores busy for 11 s at the default window and over a minute at 1024.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_thousand_idle_grr_m_workers_come_to_rest() {
+    for spec in ["grr-m:window=1024", "grr"] {
+        let policy: Policy = spec.parse().unwrap();
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(1024)
+            .policy(policy)
+            .pin_threads(false)
+            .thread_name(|i| format!("kilo-{i}"))
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(|| fib(18)), fib_iter(18));
+        assert!(
+            quiet_within("kilo-", std::time::Duration::from_secs(8)),
+            "{spec}: 1024 idle workers still used CPU 8 s after the work ended"
+        );
+        let (threads, before) = cpu_ticks("kilo-");
+        assert_eq!(threads, 1024);
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let (_, after) = cpu_ticks("kilo-");
+        assert!(
+            after - before <= 2,
+            "{spec}: {} ticks at rest",
+            after - before
+        );
+        assert_eq!(pool.install(|| fib(14)), fib_iter(14));
+        pool.shutdown();
     }
 }

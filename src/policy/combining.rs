@@ -7,8 +7,12 @@
 //! requests that meet at a node merge.
 //!
 //! At a node, the first arrival becomes the *representative* of a new round and keeps the round
-//! open for `window` spin iterations; later arrivals join it as *passengers*, each recording its
-//! offset (the count already gathered) and adding its own count. The representative then closes
+//! open for a share of the request's `window` spin iterations; later arrivals join it as
+//! *passengers*, each recording its offset (the count already gathered) and adding its own count.
+//! A request spends at most `window` spins over all the levels it climbs (a node at depth `d`
+//! gets `1 / (d + 1)` of what is left), and none while it is the only request in the tree,
+//! since then nobody can join it: an idle worker's search costs `O(window)` per request whatever
+//! the pool's size, and a lone request goes straight to the counter. The representative then closes
 //! the round and carries the combined count one level up, where the same happens again. At the
 //! root a single `fetch_add(n)` claims `n` consecutive values, and on the way down every round
 //! hands its passengers `base + offset`. Hence every requester receives a distinct range, the
@@ -18,7 +22,7 @@
 //! Invariant (kept under each node's lock): a node has at most one open round, and the round's
 //! `count` equals the sum of the counts of the requests that joined it.
 
-use crate::sync::{spin_hint, Arc, AtomicU64, Condvar, Mutex, Ordering};
+use crate::sync::{spin_hint, Arc, AtomicU64, AtomicUsize, Condvar, Mutex, Ordering};
 
 /// The value a closed round receives from above, awaited by its passengers.
 struct RoundResult {
@@ -62,9 +66,14 @@ struct NodeState {
 /// A combining tree over the workers of one pool, handing out values of a shared counter.
 pub(crate) struct CombiningTree {
     parent: Vec<Option<usize>>,
+    /// Each node's distance from the root.
+    depth: Vec<u32>,
     nodes: Vec<Mutex<NodeState>>,
     target: AtomicU64,
+    /// Spin iterations one request may spend waiting for partners, over all levels.
     window: u32,
+    /// Requests currently in the tree: a representative alone in it waits for nobody.
+    inside: AtomicUsize,
     /// Root `fetch_add`s performed: the number of combined batches.
     batches: AtomicU64,
 }
@@ -77,18 +86,33 @@ impl CombiningTree {
             .iter()
             .map(|_| Mutex::new(NodeState::default()))
             .collect();
+        let depth = (0..parent.len())
+            .map(|mut k| {
+                let mut d = 0;
+                while let Some(up) = parent[k] {
+                    k = up;
+                    d += 1;
+                }
+                d
+            })
+            .collect();
         CombiningTree {
             parent,
+            depth,
             nodes,
             target: AtomicU64::new(0),
             window,
+            inside: AtomicUsize::new(0),
             batches: AtomicU64::new(0),
         }
     }
 
     /// Claims the next counter value for the worker at node `node`.
     pub(crate) fn next(&self, node: usize) -> u64 {
-        self.combine(node, 1)
+        self.inside.fetch_add(1, Ordering::Relaxed);
+        let value = self.combine(node, 1, self.window);
+        self.inside.fetch_sub(1, Ordering::Relaxed);
+        value
     }
 
     /// The number of times the root counter was incremented (each a combined batch).
@@ -97,8 +121,9 @@ impl CombiningTree {
         self.batches.load(Ordering::Relaxed)
     }
 
-    /// Requests `n` consecutive values at `node`; returns the first of them.
-    fn combine(&self, node: usize, n: u64) -> u64 {
+    /// Requests `n` consecutive values at `node`, waiting at most `budget` spins in all for
+    /// partners on the way up; returns the first of them.
+    fn combine(&self, node: usize, n: u64, budget: u32) -> u64 {
         let mut state = self.nodes[node].lock();
         if let Some(round) = state.open.as_ref().map(Arc::clone) {
             // A representative is collecting here: ride along.
@@ -112,7 +137,14 @@ impl CombiningTree {
         state.count = n;
         drop(state);
 
-        for _ in 0..self.window {
+        // This level's share of the budget; the rest goes up with the round.
+        let here = budget / (self.depth[node] + 1);
+        for _ in 0..here {
+            // Alone in the tree, nobody can join: close at once. (A relaxed read: a partner
+            // seen late only means a smaller batch, never a wrong value.)
+            if self.inside.load(Ordering::Relaxed) <= 1 {
+                break;
+            }
             spin_hint();
         }
 
@@ -134,7 +166,7 @@ impl CombiningTree {
                 self.batches.fetch_add(1, Ordering::Relaxed);
                 self.target.fetch_add(total, Ordering::AcqRel)
             }
-            Some(parent) => self.combine(parent, total),
+            Some(parent) => self.combine(parent, total, budget - here),
         };
         round.set(base);
         base

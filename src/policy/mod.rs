@@ -44,7 +44,7 @@ pub enum LoadMeasure {
 /// | `nn` | nearest neighbour | — |
 /// | `arr` | asynchronous round robin | — |
 /// | `grr` | global round robin | — |
-/// | `grr-m` | global round robin with a combining tree | `window` (64, at most 1024): spin iterations a representative waits for partners |
+/// | `grr-m` | global round robin with a combining tree | `window` (64, at most 1024): spin iterations a request waits, in all, for partners |
 /// | `sb` | scheduler based (donor queue) | — |
 /// | `most-loaded` | ask the most loaded worker | `scope` (`neighbors` or `all`; `neighbors`), `min` (1, at least 1), `load` (`count` or `time`; `count`) |
 /// | `acwn` | adaptive contracting within neighbourhood (sender-initiated) | `low` (2), `high` (8), `interval` (16 tasks) |
@@ -78,7 +78,8 @@ pub enum Policy {
     GlobalRoundRobin,
     /// `grr-m`: the `grr` sequence, with increments combined in a tree embedded in the topology.
     GrrCombining {
-        /// Spin iterations a representative waits at a tree node for partners to combine with.
+        /// Spin iterations a request waits, over all the tree levels it climbs, for partners to
+        /// combine with (none while it is alone in the tree).
         window: u32,
     },
     /// `sb`: a pool-wide FIFO of donors, asked in round robin.
@@ -330,8 +331,8 @@ impl fmt::Display for ParsePolicyError {
 
 impl std::error::Error for ParsePolicyError {}
 
-/// The largest `grr-m` window: a representative spins at most this many iterations at each tree
-/// level it climbs, so a worker's search before it sleeps stays short at every setting.
+/// The largest `grr-m` window: a request spins at most this many iterations in all, over the
+/// tree levels it climbs, waiting for partners (and none when it is alone in the tree).
 pub(crate) const MAX_WINDOW: u32 = 1024;
 /// The largest `most-loaded` `min`, `acwn`/`gradient` `low`/`high` and `interval`.
 pub(crate) const MAX_PARAM: usize = 1_000_000;
@@ -348,7 +349,7 @@ const WINDOW: Range = Range {
     key: "window",
     lo: 0,
     hi: MAX_WINDOW as usize,
-    allowed: "an integer 0 to 1024 (spin iterations)",
+    allowed: "an integer 0 to 1024 (spin iterations per request)",
 };
 const MIN_LOAD: Range = Range {
     key: "min",

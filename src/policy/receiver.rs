@@ -173,15 +173,28 @@ impl Victims {
             rng: XorShift::new(seed ^ (me as u64).wrapping_mul(0x9E37_79B9)),
             cursor: if workers > 1 { (me + 1) % workers } else { 0 },
             nn_cursor: 0,
-            failed_at: vec![usize::MAX; workers],
+            // Sized on first use by `most-loaded`, the only policy that needs it: P entries per
+            // worker would be P² per pool for every policy.
+            failed_at: Vec::new(),
             last_seen: 0,
         }
     }
 
     /// Requests worth making in one search round before the worker considers sleeping.
+    ///
+    /// One per other worker, or per neighbour, except under `grr` and `grr-m`: there every
+    /// request draws a value of the pool-wide counter (and under `grr-m` climbs the combining
+    /// tree), so a round is `2 ⌈log2 P⌉` requests rather than `P − 1`. An idle worker's search
+    /// before it sleeps then stays logarithmic in the pool's size (with P − 1, a thousand idle
+    /// workers kept a 2-core machine busy for seconds combining), and the sleep re-check still
+    /// looks at every deque, so visible work is never slept through.
     pub(crate) fn round_len(&self, policy: &Policy, me: usize, graph: &TopologyGraph) -> usize {
         let p = graph.len();
         match policy {
+            Policy::GlobalRoundRobin | Policy::GrrCombining { .. } => {
+                let log2 = (usize::BITS - (p - 1).leading_zeros()) as usize;
+                (p - 1).min(2 * log2)
+            }
             Policy::NearestNeighbor
             | Policy::MostLoaded {
                 scope: LoadScope::Neighbors,
@@ -269,6 +282,9 @@ impl Victims {
                             *best = Some((w, weight, queued));
                         }
                     };
+                if self.failed_at.len() != p {
+                    self.failed_at = vec![usize::MAX; p];
+                }
                 let mut best = None;
                 match scope {
                     LoadScope::Neighbors => {

@@ -515,7 +515,7 @@ pub fn run_plan(plan: &Plan, mut progress: impl FnMut(&str)) -> Result<Vec<Row>,
                 let again =
                     measure_point(plan, &mut instance, &mut matrices, Job::Sequential, &label)?;
                 progress(&label);
-                baseline_row(w, &first, &again)
+                baseline_row(w, &first, &again, plan.rule.precision)
             } else {
                 summarise_point(w, Job::Sequential, &first)
             };
@@ -563,9 +563,12 @@ fn summarise_point(w: &Workload, job: Job, point: &Point) -> Row {
 
 /// The sequential row from the baseline measured before and after the
 /// workload's other points: every timed run of both (the median and its
-/// interval over all of them), noisy if either was, the larger share of
-/// other processes, and the drift between the two medians.
-fn baseline_row(w: &Workload, before: &Point, after: &Point) -> Row {
+/// interval over all of them), the larger share of other processes, and the
+/// drift between the two medians. It is noisy when the interval over all its
+/// runs is wider than `precision` and one of the two measurements stopped
+/// unsettled; two settled measurements whose medians differ are the `drift`
+/// flag's business, not noise.
+fn baseline_row(w: &Workload, before: &Point, after: &Point, precision: f64) -> Row {
     let both: Vec<Sample> = before
         .samples
         .iter()
@@ -573,7 +576,10 @@ fn baseline_row(w: &Workload, before: &Point, after: &Point) -> Row {
         .cloned()
         .collect();
     let mut row = summarise(w, Job::Sequential, &both);
-    let stop = if before.stop.is_noisy() {
+    let settled = row.ci_half_width.is_some_and(|h| h <= precision);
+    let stop = if settled || !before.stop.is_noisy() && !after.stop.is_noisy() {
+        Stop::Stable
+    } else if before.stop.is_noisy() {
         before.stop
     } else {
         after.stop

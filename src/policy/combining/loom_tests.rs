@@ -1,13 +1,14 @@
 //! Loom model of GRR-M's combining tree (`docs/loom.md`): the real [`CombiningTree`] with three
-//! concurrent requesters, one per node of a root with two children, and a window of 1 (one
-//! yield) to keep the state space small while still letting requests meet and combine.
+//! concurrent requesters, one per node of a root with two children, and a window of 2 (one
+//! yield at a child, one at the root: the budget is shared over the levels) to keep the state
+//! space small while still letting requests meet and combine.
 
 use super::CombiningTree;
 use crate::sync::loom_check::model;
 use crate::sync::Arc;
 
 fn three_requesters() {
-    let tree = Arc::new(CombiningTree::new(vec![None, Some(0), Some(0)], 1));
+    let tree = Arc::new(CombiningTree::new(vec![None, Some(0), Some(0)], 2));
     let requesters: Vec<_> = (0..3)
         .map(|node| {
             let tree = tree.clone();
