@@ -229,7 +229,14 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
             .func
             .with_mut(|f| unsafe { (*f).take() })
             .expect("job executed twice");
-        let result = JobResult::call(move || func(true));
+        // Stolen: it runs on another thread than the worker that created it (a thief, the worker
+        // it was placed on, or any worker for a job injected from outside the pool). A `join`'s
+        // waiter that takes its `b` back runs it here too, on its own thread: not stolen.
+        let origin = this.header.origin.load(Ordering::Relaxed);
+        let here = crate::registry::WorkerThread::current();
+        // SAFETY: the thread-local points to this thread's live worker, or is null.
+        let stolen = unsafe { here.as_ref() }.is_none_or(|w| w.index as u32 != origin);
+        let result = JobResult::call(move || func(stolen));
         // SAFETY: as above: the waiter reads `result` only after the latch is set below.
         this.result.with_mut(|r| unsafe { *r = result });
         // SAFETY: the latch lives in `this`, which stays alive until the waiter sees the latch

@@ -31,24 +31,69 @@ where
     RA: Send,
     RB: Send,
 {
-    in_worker(|worker, _| join_in_worker(worker, a, b))
+    in_worker(|worker, _| join_in_worker(worker, a, |_| b()))
 }
 
+/// What [`join_context`] tells each of its closures about where it runs.
+#[derive(Debug)]
+pub struct FnContext {
+    migrated: bool,
+}
+
+impl FnContext {
+    /// Whether the closure runs on another thread than the one that called [`join_context`]:
+    /// for `b`, another worker took it (stole it, or it was placed there); for `a`, the call came
+    /// from outside the pool and runs on one of its workers. A closure that did not migrate
+    /// shares its caller's thread and caches, which adaptive splitting uses to decide whether
+    /// dividing further is worth it.
+    #[inline]
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+}
+
+/// [`join`], telling each closure whether it migrated to another thread ([`FnContext`]).
+///
+/// ```
+/// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// let (a, b) = pool.install(|| {
+///     hypersteal::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated())
+/// });
+/// // One worker: `b` can only run on the thread that called `join_context`.
+/// assert_eq!((a, b), (false, false));
+/// // Called from outside any pool, `a` runs on a worker of the global pool.
+/// let (a, _) = hypersteal::join_context(|ctx| ctx.migrated(), |_| ());
+/// assert!(a);
+/// ```
+pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    in_worker(|worker, injected| {
+        join_in_worker(
+            worker,
+            move || a(FnContext { migrated: injected }),
+            move |stolen| b(FnContext { migrated: stolen }),
+        )
+    })
+}
+
+/// `b` receives whether it was stolen (ran on another thread than the caller's).
 #[inline]
 fn join_in_worker<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
+    B: FnOnce(bool) -> RB + Send,
     RA: Send,
     RB: Send,
 {
     if worker.placing() {
         return join_placing(worker, a, b);
     }
-    let job_b = StackJob::new(
-        |_stolen| b(),
-        SpinLatch::new(&worker.registry, worker.index),
-    );
+    let job_b = StackJob::new(b, SpinLatch::new(&worker.registry, worker.index));
     // SAFETY: `job_b` lives on this stack until it has run: every path below either runs it
     // inline after popping it back or waits for its latch.
     let job_b_ref = unsafe { job_b.as_job_ref(worker.index as u32) };
@@ -92,14 +137,11 @@ where
 fn join_placing<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
+    B: FnOnce(bool) -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    let job_b = StackJob::new(
-        |_stolen| b(),
-        SpinLatch::new(&worker.registry, worker.index),
-    );
+    let job_b = StackJob::new(b, SpinLatch::new(&worker.registry, worker.index));
     // SAFETY: `job_b` lives on this stack until its latch is set: both paths below wait for it
     // (the ticket makes sure exactly one thread runs it).
     let ticket = worker.push_ticket(unsafe { job_b.as_job_ref(worker.index as u32) });

@@ -74,7 +74,7 @@ mod unwind;
 pub use builder::{
     BuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN, ENV_POLICY, ENV_TOPOLOGY,
 };
-pub use join::join;
+pub use join::{join, join_context, FnContext};
 pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy, PolicyError};
 pub use pool::ThreadPool;
 pub use scope::{scope, Scope};

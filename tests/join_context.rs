@@ -1,0 +1,77 @@
+//! `join_context` tells each closure whether it migrated to another thread, under every policy.
+
+mod common;
+
+use common::*;
+use hypersteal::{Policy, Topology};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::{self, ThreadId};
+
+/// fib through `join_context`; every `b` checks that `migrated()` says exactly whether it runs
+/// on another thread than its `join_context` call, and counts the migrated ones.
+fn fib_checked(n: u64, migrated: &AtomicUsize, wrong: &AtomicUsize) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let caller: ThreadId = thread::current().id();
+    let (a, b) = hypersteal::join_context(
+        |ctx| {
+            // Inside the pool `a` runs on the calling worker.
+            if ctx.migrated() || thread::current().id() != caller {
+                wrong.fetch_add(1, Ordering::Relaxed);
+            }
+            fib_checked(n - 1, migrated, wrong)
+        },
+        |ctx| {
+            let moved = thread::current().id() != caller;
+            if ctx.migrated() != moved {
+                wrong.fetch_add(1, Ordering::Relaxed);
+            }
+            if moved {
+                migrated.fetch_add(1, Ordering::Relaxed);
+            }
+            fib_checked(n - 2, migrated, wrong)
+        },
+    );
+    a + b
+}
+
+#[test]
+fn migrated_says_whether_a_closure_left_its_callers_thread() {
+    for policy in Policy::all() {
+        for workers in [1, 2, 4] {
+            let pool = pool(policy, Topology::Hypercube, workers);
+            let (migrated, wrong) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            let got = pool.install(|| fib_checked(20, &migrated, &wrong));
+            assert_eq!(got, fib_iter(20), "{policy}, {workers} workers");
+            assert_eq!(
+                wrong.load(Ordering::Relaxed),
+                0,
+                "{policy}, {workers} workers: migrated() disagreed with the thread"
+            );
+            if workers == 1 {
+                assert_eq!(migrated.load(Ordering::Relaxed), 0, "{policy}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_call_from_outside_the_pool_migrates_a() {
+    let pool = pool(Policy::default(), Topology::Ring, 2);
+    let caller = thread::current().id();
+    assert!(pool.install(|| thread::current().id() != caller));
+    // The free function from a thread outside every pool runs in the global pool.
+    let (a, b) = hypersteal::join_context(
+        |ctx| (ctx.migrated(), thread::current().id() != caller),
+        |_| 7,
+    );
+    assert_eq!(a, (true, true));
+    assert_eq!(b, 7);
+    // Panics still reach the caller after both closures finished.
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| hypersteal::join_context(|_| -> u32 { panic!("a") }, |_| 1))
+    }))
+    .unwrap_err();
+    assert_eq!(err.downcast_ref::<&str>(), Some(&"a"));
+}
