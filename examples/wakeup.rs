@@ -13,6 +13,10 @@
 //! the CPU time the pool used from the burst's end until a 250 ms stretch without any, and how
 //! long that took.
 
+#[path = "common/fib.rs"]
+#[allow(dead_code)] // only the hypersteal kernel is used here
+mod fib;
+
 use hypersteal::{Policy, ThreadPoolBuilder};
 use std::time::{Duration, Instant};
 
@@ -36,18 +40,10 @@ fn cpu_ticks(prefix: &str) -> u64 {
         .sum()
 }
 
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = hypersteal::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
-
 /// Runs a burst of fine-grained work, then waits until the pool's threads use no CPU for 250 ms
 /// (at most 60 s); returns the CPU ticks used after the burst and the time until rest.
 fn settle(pool: &hypersteal::ThreadPool) -> (u64, Duration) {
-    assert_eq!(pool.install(|| fib(18)), 2584);
+    assert_eq!(pool.install(|| fib::fib_hypersteal(18, 0)), 2584);
     let start = Instant::now();
     let first = cpu_ticks("wakeup-");
     let mut last = first;

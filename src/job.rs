@@ -325,6 +325,11 @@ impl Ticket {
         return !self.claimed.load(Ordering::Relaxed) && !self.claimed.swap(true, Ordering::AcqRel);
     }
 
+    /// The worker that created the task behind the ticket.
+    pub(crate) fn origin(&self) -> u32 {
+        self.job.origin()
+    }
+
     /// Whether the task behind a ticket `JobRef` was already claimed.
     pub(crate) fn is_claimed(job: &JobRef) -> bool {
         debug_assert!(job.is_ticket());

@@ -1,5 +1,8 @@
 //! Bad input gets a clear error that names the value and what is allowed.
 
+mod common;
+
+use common::threads_named;
 use hypersteal::{BuildError, Policy, ThreadPoolBuilder, Topology, MAX_WORKERS};
 
 fn policy_err(s: &str) -> String {
@@ -206,12 +209,7 @@ fn thread_name_failures_are_build_errors_and_leave_no_thread() {
         .build()
         .unwrap_err();
     assert!(e.to_string().contains("NUL"), "{e}");
-    let left = std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-        .filter(|c| c.starts_with("leakcheck"))
-        .count();
-    assert_eq!(left, 0, "worker threads left behind");
+    assert_eq!(threads_named("leakcheck"), 0, "worker threads left behind");
 }
 
 /// Fault 8: an error names the setting it comes from.

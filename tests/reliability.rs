@@ -158,19 +158,7 @@ fn run_tree(pool: &ThreadPool, seed: u64, size: usize) -> Result<(), String> {
 #[test]
 fn random_trees_with_sibling_spawns_finish_under_every_sender_policy() {
     for policy in ["random-alloc", "acwn", "gradient"] {
-        let policy: Policy = policy.parse().unwrap();
-        within(
-            Duration::from_secs(240),
-            &format!("{policy}: random trees"),
-            move || {
-                let pool = pool(policy, Topology::Hypercube, 3);
-                for seed in 0..24 {
-                    run_tree(&pool, seed, 20_000).unwrap();
-                }
-                // Quiescent: every task made available ran exactly once.
-                assert_balanced(&pool, &policy.to_string());
-            },
-        );
+        run_trees(policy.parse().unwrap(), Topology::Hypercube, 0..24);
     }
 }
 
@@ -181,18 +169,24 @@ fn random_trees_finish_under_every_receiver_policy() {
         .into_iter()
         .filter(|p| !p.is_sender_initiated())
     {
-        within(
-            Duration::from_secs(120),
-            &format!("{policy}: random trees"),
-            move || {
-                let pool = pool(policy, Topology::Ring, 3);
-                for seed in 100..104 {
-                    run_tree(&pool, seed, 20_000).unwrap();
-                }
-                assert_balanced(&pool, &policy.to_string());
-            },
-        );
+        run_trees(policy, Topology::Ring, 100..104);
     }
+}
+
+/// Runs the random trees of `seeds` (20,000 nodes each) on a 3-worker pool under a watchdog;
+/// afterwards the pool is quiescent, so every task made available ran exactly once.
+fn run_trees(policy: Policy, topology: Topology, seeds: std::ops::Range<u64>) {
+    within(
+        Duration::from_secs(240),
+        &format!("{policy}: random trees"),
+        move || {
+            let pool = pool(policy, topology, 3);
+            for seed in seeds {
+                run_tree(&pool, seed, 20_000).unwrap();
+            }
+            assert_balanced(&pool, &policy.to_string());
+        },
+    );
 }
 
 /// Fault 1, made deterministic. The scope owner `O` is asleep, having found nothing to take
@@ -527,15 +521,6 @@ fn shutdown_waits_for_queued_work_and_the_threads() {
             }
         }
     });
-}
-
-/// Threads of this process whose name starts with `prefix`.
-fn threads_named(prefix: &str) -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("comm")).ok())
-        .filter(|name| name.trim_end().starts_with(prefix))
-        .count()
 }
 
 /// `shutdown` from one of the pool's own workers cannot wait for itself: a panic that says so.

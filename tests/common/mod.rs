@@ -75,6 +75,15 @@ pub fn within<R: Send + 'static>(
     }
 }
 
+/// Threads of this process whose name starts with `prefix` (names are cut at 15 bytes).
+pub fn threads_named(prefix: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .filter(|name| name.trim_end().starts_with(prefix))
+        .count()
+}
+
 /// The environment variable that tells a re-executed test binary which test it runs as a child.
 const CHILD_VAR: &str = "HYPERSTEAL_TEST_CHILD";
 
