@@ -199,34 +199,40 @@ fn cpu_ticks(prefix: &str) -> (usize, u64) {
 #[test]
 fn an_idle_pool_uses_no_cpu() {
     for policy in Policy::all() {
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(4)
-            .policy(policy)
-            .pin_threads(false)
-            .thread_name(|i| format!("idlecheck{i}"))
-            .build()
-            .unwrap();
-        pool.install(|| fib(18));
-        // Let the bounded search end and the workers park.
-        assert!(
-            quiet_within("idlecheck", std::time::Duration::from_secs(10)),
-            "{policy}: never came to rest"
-        );
-        let (threads, before) = cpu_ticks("idlecheck");
-        assert_eq!(threads, 4);
-        std::thread::sleep(std::time::Duration::from_millis(400));
-        let (_, after) = cpu_ticks("idlecheck");
-        // A spinning worker would burn ~40 ticks per 400 ms; parked workers burn none.
-        assert!(
-            after - before <= 2,
-            "{policy}: idle workers used {} ticks",
-            after - before
-        );
-        // And new work still wakes them.
-        assert_eq!(pool.install(|| fib(15)), fib_iter(15));
-        // Wait for the threads to end, so the next pool's count is its own.
-        pool.shutdown();
+        comes_to_rest(policy, 4, "idlecheck", std::time::Duration::from_secs(10));
     }
+}
+
+/// Builds a pool of `workers` named `{prefix}{i}`, runs a burst of fine-grained work, and
+/// asserts that the pool comes to rest within `settle`, then uses at most 2 clock ticks in
+/// 400 ms (a spinning worker would burn ~40), and that new work still wakes it. The pool is
+/// shut down, so the next pool's thread count is its own.
+#[cfg(target_os = "linux")]
+fn comes_to_rest(policy: Policy, workers: usize, prefix: &str, settle: std::time::Duration) {
+    let name = prefix.to_string();
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .policy(policy)
+        .pin_threads(false)
+        .thread_name(move |i| format!("{name}{i}"))
+        .build()
+        .unwrap();
+    assert_eq!(pool.install(|| fib(18)), fib_iter(18));
+    assert!(
+        quiet_within(prefix, settle),
+        "{policy}, {workers} workers: still used CPU {settle:?} after the work ended"
+    );
+    let (threads, before) = cpu_ticks(prefix);
+    assert_eq!(threads, workers);
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let (_, after) = cpu_ticks(prefix);
+    assert!(
+        after - before <= 2,
+        "{policy}, {workers} workers: idle workers used {} ticks",
+        after - before
+    );
+    assert_eq!(pool.install(|| fib(14)), fib_iter(14), "{policy}");
+    pool.shutdown();
 }
 
 /// Waits until the threads named `prefix...` use no CPU for 250 ms; false if that has not
@@ -264,29 +270,7 @@ fn extreme_accepted_parameters_still_idle_at_no_cpu() {
     for spec in extremes {
         for workers in [2, 16] {
             let policy: Policy = spec.parse().unwrap();
-            let pool = ThreadPoolBuilder::new()
-                .num_threads(workers)
-                .policy(policy)
-                .pin_threads(false)
-                .thread_name(|i| format!("xtrm-{i}"))
-                .build()
-                .unwrap();
-            assert_eq!(pool.install(|| fib(16)), fib_iter(16));
-            assert!(
-                quiet_within("xtrm-", std::time::Duration::from_secs(10)),
-                "{spec}, {workers} workers: never came to rest"
-            );
-            let (threads, before) = cpu_ticks("xtrm-");
-            assert_eq!(threads, workers);
-            std::thread::sleep(std::time::Duration::from_millis(400));
-            let (_, after) = cpu_ticks("xtrm-");
-            assert!(
-                after - before <= 2,
-                "{spec}, {workers} workers: idle workers used {} ticks",
-                after - before
-            );
-            assert_eq!(pool.install(|| fib(14)), fib_iter(14), "{spec}");
-            pool.shutdown();
+            comes_to_rest(policy, workers, "xtrm-", std::time::Duration::from_secs(10));
         }
     }
 }
@@ -299,29 +283,11 @@ fn extreme_accepted_parameters_still_idle_at_no_cpu() {
 #[test]
 fn a_thousand_idle_grr_m_workers_come_to_rest() {
     for spec in ["grr-m:window=1024", "grr"] {
-        let policy: Policy = spec.parse().unwrap();
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(1024)
-            .policy(policy)
-            .pin_threads(false)
-            .thread_name(|i| format!("kilo-{i}"))
-            .build()
-            .unwrap();
-        assert_eq!(pool.install(|| fib(18)), fib_iter(18));
-        assert!(
-            quiet_within("kilo-", std::time::Duration::from_secs(8)),
-            "{spec}: 1024 idle workers still used CPU 8 s after the work ended"
+        comes_to_rest(
+            spec.parse().unwrap(),
+            1024,
+            "kilo-",
+            std::time::Duration::from_secs(8),
         );
-        let (threads, before) = cpu_ticks("kilo-");
-        assert_eq!(threads, 1024);
-        std::thread::sleep(std::time::Duration::from_millis(400));
-        let (_, after) = cpu_ticks("kilo-");
-        assert!(
-            after - before <= 2,
-            "{spec}: {} ticks at rest",
-            after - before
-        );
-        assert_eq!(pool.install(|| fib(14)), fib_iter(14));
-        pool.shutdown();
     }
 }
