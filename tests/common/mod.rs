@@ -162,3 +162,76 @@ pub fn assert_child_passed(name: &str, outcome: &ChildOutcome) {
         "child test `{name}` failed: {outcome:?}"
     );
 }
+
+/// CPU time (user + system, in clock ticks) of this process's threads whose name starts with
+/// `prefix`, from /proc.
+#[cfg(target_os = "linux")]
+pub fn cpu_ticks(prefix: &str) -> (usize, u64) {
+    let mut threads = 0;
+    let mut ticks = 0;
+    for entry in std::fs::read_dir("/proc/self/task").unwrap() {
+        let path = entry.unwrap().path();
+        let stat = std::fs::read_to_string(path.join("stat")).unwrap_or_default();
+        // pid (comm) state ... utime is field 14, stime 15 (1-based); comm may hold spaces.
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let comm = &stat[stat.find('(').unwrap() + 1..close];
+        if !comm.starts_with(prefix) {
+            continue;
+        }
+        let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+        threads += 1;
+        ticks += fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    }
+    (threads, ticks)
+}
+
+/// Builds a pool of `workers` named `{prefix}{i}`, runs a burst of fine-grained work, and
+/// asserts that the pool comes to rest within `settle`, then uses at most 2 clock ticks in
+/// 400 ms (a spinning worker would burn ~40), and that new work still wakes it. The pool is
+/// shut down, so the next pool's thread count is its own.
+#[cfg(target_os = "linux")]
+pub fn comes_to_rest(policy: Policy, workers: usize, prefix: &str, settle: std::time::Duration) {
+    let name = prefix.to_string();
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .policy(policy)
+        .pin_threads(false)
+        .thread_name(move |i| format!("{name}{i}"))
+        .build()
+        .unwrap();
+    assert_eq!(pool.install(|| fib(18)), fib_iter(18));
+    assert!(
+        quiet_within(prefix, settle),
+        "{policy}, {workers} workers: still used CPU {settle:?} after the work ended"
+    );
+    let (threads, before) = cpu_ticks(prefix);
+    assert_eq!(threads, workers);
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let (_, after) = cpu_ticks(prefix);
+    assert!(
+        after - before <= 2,
+        "{policy}, {workers} workers: idle workers used {} ticks",
+        after - before
+    );
+    assert_eq!(pool.install(|| fib(14)), fib_iter(14), "{policy}");
+    pool.shutdown();
+}
+
+/// Waits until the threads named `prefix...` use no CPU for 250 ms; false if that has not
+/// happened within `deadline` (a pool that keeps spinning).
+#[cfg(target_os = "linux")]
+pub fn quiet_within(prefix: &str, deadline: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    let mut last = cpu_ticks(prefix).1;
+    while start.elapsed() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        let now = cpu_ticks(prefix).1;
+        if now == last {
+            return true;
+        }
+        last = now;
+    }
+    false
+}
