@@ -57,7 +57,7 @@ mod job;
 mod join;
 mod latch;
 mod pinning;
-mod policy;
+pub mod policy;
 mod pool;
 pub mod prelude;
 mod registry;

@@ -9,6 +9,8 @@
 //! same decisions can be driven by real threads or by a simulator.
 
 pub(crate) mod combining;
+mod legacy;
+pub mod machine;
 pub(crate) mod receiver;
 pub(crate) mod sender;
 

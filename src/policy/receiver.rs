@@ -5,33 +5,11 @@
 //! combining tree, SB's donor queue). Both are pure decisions over the topology, the published
 //! loads ([`LoadView`]) and these counters: they never touch a deque themselves.
 
-use super::combining::CombiningTree;
+pub(crate) use super::machine::{LoadView, Shared};
 use super::{LoadMeasure, LoadScope, Policy};
-use crate::sync::{AtomicBool, AtomicU64, Mutex, Ordering};
+use crate::sync::{AtomicBool, Mutex, Ordering};
 use crate::topology::TopologyGraph;
 use std::collections::VecDeque;
-
-/// What a policy may read about other workers' loads.
-pub(crate) trait LoadView {
-    /// Tasks waiting in worker `w`'s deque and inbox.
-    fn queued(&self, w: usize) -> usize;
-    /// Measured nanoseconds per task on worker `w` (only `load=time` asks).
-    fn ns_per_task(&self, _w: usize) -> f64 {
-        1.0
-    }
-    /// Relative speed of worker `w` (1.0 unless the pool was given speeds).
-    fn speed(&self, _w: usize) -> f64 {
-        1.0
-    }
-}
-
-/// Tests give loads as a plain vector: `loads[w]` tasks wait at worker `w`.
-#[cfg(test)]
-impl LoadView for Vec<usize> {
-    fn queued(&self, w: usize) -> usize {
-        self[w]
-    }
-}
 
 /// A small, fast generator for victim draws (xorshift64*).
 #[derive(Clone, Debug)]
@@ -117,32 +95,7 @@ impl DonorQueue {
     }
 }
 
-/// Pool-wide decision state of the receiver-initiated policies.
-pub(crate) struct Shared {
-    grr: AtomicU64,
-    tree: Option<CombiningTree>,
-    pub(crate) donors: Option<DonorQueue>,
-}
-
 impl Shared {
-    pub(crate) fn new(policy: &Policy, graph: &TopologyGraph) -> Self {
-        let p = graph.len();
-        Shared {
-            grr: AtomicU64::new(0),
-            tree: match policy {
-                Policy::GrrCombining { window } => Some(CombiningTree::new(
-                    (0..p).map(|k| graph.tree_parent(k)).collect(),
-                    *window,
-                )),
-                _ => None,
-            },
-            donors: match policy {
-                Policy::SchedulerBased => Some(DonorQueue::new(p)),
-                _ => None,
-            },
-        }
-    }
-
     /// The next value of the global round-robin sequence.
     fn next_target(&self, me: usize) -> u64 {
         match &self.tree {
@@ -219,7 +172,7 @@ impl Victims {
         me: usize,
         graph: &TopologyGraph,
         shared: &Shared,
-        loads: &impl LoadView,
+        loads: &(impl LoadView + ?Sized),
     ) -> Option<usize> {
         let p = graph.len();
         if p < 2 {

@@ -12,7 +12,7 @@ use crate::topology::TopologyGraph;
 fn least_loaded_neighbor(
     me: usize,
     graph: &TopologyGraph,
-    loads: &impl LoadView,
+    loads: &(impl LoadView + ?Sized),
 ) -> Option<(usize, usize)> {
     graph
         .neighbors(me)
@@ -30,7 +30,7 @@ pub(crate) fn acwn_allocate(
     me: usize,
     hops: u32,
     graph: &TopologyGraph,
-    loads: &impl LoadView,
+    loads: &(impl LoadView + ?Sized),
     low: usize,
     high: usize,
 ) -> Option<usize> {
@@ -52,7 +52,7 @@ pub(crate) fn acwn_allocate(
 pub(crate) fn acwn_redistribute(
     me: usize,
     graph: &TopologyGraph,
-    loads: &impl LoadView,
+    loads: &(impl LoadView + ?Sized),
     high: usize,
 ) -> Option<usize> {
     let (target, least) = least_loaded_neighbor(me, graph, loads)?;

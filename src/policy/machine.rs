@@ -1,0 +1,197 @@
+//! Every policy as one state machine, interpreted by the runtime and by the simulator.
+//!
+//! A policy never touches a queue, a thread or a clock. It owns its per-worker decision state
+//! (a [`Machine`]) and answers the interpreter's questions at fixed events, with the pool-wide
+//! state it needs in [`Shared`] and what it may read about other workers in [`Env`]:
+//!
+//! | event (the interpreter's "when") | hook | decision |
+//! |---|---|---|
+//! | an idle worker starts a search round | [`Machine::round_len`], [`Machine::begin_round`] | how many requests the round may make |
+//! | it needs a victim | [`Machine::next_victim`] | whom to ask, or nobody |
+//! | the request failed | [`Machine::request_failed`] | (state update) |
+//! | a request reaches a busy worker | [`Machine::answer`] | give the oldest unstarted task, or reject |
+//! | a heartbeat finds a waiting task that was never decided (sender-initiated) | [`Machine::place`] with `arriving = false` | where it goes (`None`: stays) |
+//! | a placed task arrives | [`Machine::place`] with `arriving = true` | forward it, or keep it |
+//! | a heartbeat finds only decided tasks waiting | [`Machine::tick`] | where the oldest waiting task goes (standing phase) |
+//! | the worker runs out of work / obtains work | [`Machine::idle`], [`Machine::busy`] | (state update) |
+//!
+//! The runtime (`src/worker/`) and the simulator (the `hypersteal-sim` crate) are two
+//! interpreters of these decisions: both raise the same events in the same order, and neither
+//! looks at which policy it runs. Adding a policy means one file implementing [`Machine`] and a
+//! line in [`machine_for`].
+
+use super::combining::CombiningTree;
+use super::receiver::DonorQueue;
+use super::Policy;
+use crate::sync::{AtomicU64, AtomicUsize, Ordering};
+use crate::topology::TopologyGraph;
+use std::fmt;
+
+/// What a policy may read about other workers' loads.
+///
+/// In the runtime a load is the owner's count of its waiting tasks, published with relaxed
+/// stores (so a reader may see a value a few tasks old); in the simulator it is exact.
+pub trait LoadView {
+    /// Tasks waiting at worker `w` (unstarted, and placed there but not yet taken).
+    fn queued(&self, w: usize) -> usize;
+    /// Measured nanoseconds per task on worker `w` (only `most-loaded:load=time` asks).
+    fn ns_per_task(&self, _w: usize) -> f64 {
+        1.0
+    }
+    /// Relative speed of worker `w` (1.0 unless the pool was given speeds).
+    fn speed(&self, _w: usize) -> f64 {
+        1.0
+    }
+}
+
+/// Loads given as a plain vector: `loads[w]` tasks wait at worker `w` (tests, small tools).
+impl LoadView for Vec<usize> {
+    fn queued(&self, w: usize) -> usize {
+        self[w]
+    }
+}
+
+/// Pool-wide decision state: GRR's counter, GRR-M's combining tree, SB's donor queue and the
+/// gradient model's published proximities. Built once per pool (or simulation) by
+/// [`Shared::new`]; each piece exists only for the policy that uses it.
+pub struct Shared {
+    pub(crate) grr: AtomicU64,
+    pub(crate) tree: Option<CombiningTree>,
+    pub(crate) donors: Option<DonorQueue>,
+    pub(crate) proximity: Vec<AtomicUsize>,
+}
+
+impl fmt::Debug for Shared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Shared")
+            .field("grr", &self.grr.load(Ordering::Relaxed))
+            .field("combining", &self.tree.is_some())
+            .field("donors", &self.donors.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    /// The shared state `policy` needs on `graph`.
+    pub fn new(policy: &Policy, graph: &TopologyGraph) -> Self {
+        let p = graph.len();
+        Shared {
+            grr: AtomicU64::new(0),
+            tree: match policy {
+                Policy::GrrCombining { window } => Some(CombiningTree::new(
+                    (0..p).map(|k| graph.tree_parent(k)).collect(),
+                    *window,
+                )),
+                _ => None,
+            },
+            donors: match policy {
+                Policy::SchedulerBased => Some(DonorQueue::new(p)),
+                _ => None,
+            },
+            proximity: match policy {
+                Policy::Gradient { .. } => (0..p).map(|_| AtomicUsize::new(0)).collect(),
+                _ => Vec::new(),
+            },
+        }
+    }
+
+    /// Whether worker `w` is in SB's donor queue (false under every other policy).
+    pub fn is_donor(&self, w: usize) -> bool {
+        self.donors.as_ref().is_some_and(|d| d.contains(w))
+    }
+
+    /// The gradient model's published proximity of worker `w` (0 under every other policy).
+    pub fn proximity(&self, w: usize) -> usize {
+        self.proximity
+            .get(w)
+            .map_or(0, |p| p.load(Ordering::Relaxed))
+    }
+}
+
+/// What a decision may look at: who decides, the topology, the published loads and the
+/// pool-wide state.
+#[derive(Clone, Copy)]
+pub struct Env<'a> {
+    /// The deciding worker.
+    pub me: usize,
+    /// The virtual topology.
+    pub graph: &'a TopologyGraph,
+    /// Published loads of every worker.
+    pub loads: &'a dyn LoadView,
+    /// The pool-wide state ([`Shared`]).
+    pub shared: &'a Shared,
+}
+
+impl fmt::Debug for Env<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Env")
+            .field("me", &self.me)
+            .field("workers", &self.graph.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A busy worker's answer to a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// Hand over the oldest unstarted task.
+    Give,
+    /// Refuse (nothing worth giving).
+    Reject,
+}
+
+/// One worker's decision state under one policy (module docs: the hooks and when they run).
+///
+/// Every hook has a default that does nothing, so a receiver-initiated policy implements only
+/// the asking side and a sender-initiated one only the placing side.
+pub trait Machine: Send + fmt::Debug {
+    /// Requests worth making in one search round before the worker considers sleeping.
+    fn round_len(&self, _env: &Env<'_>) -> usize {
+        0
+    }
+
+    /// A search round starts.
+    fn begin_round(&mut self, _env: &Env<'_>) {}
+
+    /// The victim of the next request, or `None` when nobody is worth asking now.
+    fn next_victim(&mut self, _env: &Env<'_>) -> Option<usize> {
+        None
+    }
+
+    /// The request to `victim` (the last one chosen) failed.
+    fn request_failed(&mut self, _env: &Env<'_>, _victim: usize) {}
+
+    /// A request reached this worker while `waiting` of its tasks are unstarted.
+    fn answer(&mut self, _env: &Env<'_>, waiting: usize) -> Answer {
+        if waiting > 0 {
+            Answer::Give
+        } else {
+            Answer::Reject
+        }
+    }
+
+    /// The allocating phase: where a task with `hops` transfers goes, either a new task the
+    /// worker created (`arriving = false`) or one another worker placed here (`arriving = true`).
+    /// `None` keeps it here (it becomes *standing*).
+    fn place(&mut self, _env: &Env<'_>, _hops: u32, _arriving: bool) -> Option<usize> {
+        None
+    }
+
+    /// A heartbeat with no undecided task: the standing phase. `oldest_hops` is the hop count of
+    /// the oldest waiting task, if any; the answer is where that task goes. The machine counts
+    /// its own interval between standing steps.
+    fn tick(&mut self, _env: &Env<'_>, _oldest_hops: Option<u32>) -> Option<usize> {
+        None
+    }
+
+    /// The worker ran out of work (before it searches or waits for placed work).
+    fn idle(&mut self, _env: &Env<'_>) {}
+
+    /// The worker obtained work, or resumes a frame that waited.
+    fn busy(&mut self, _env: &Env<'_>) {}
+}
+
+/// The machine of worker `me` of `workers` under `policy`; `seed` seeds its random draws.
+pub fn machine_for(policy: &Policy, me: usize, workers: usize, seed: u64) -> Box<dyn Machine> {
+    Box::new(super::legacy::Legacy::new(policy, me, workers, seed))
+}
