@@ -54,6 +54,8 @@ pub enum BuildError {
         /// What went wrong.
         reason: String,
     },
+    /// The [`ThreadPoolBuilder::heartbeat`] is outside 1 µs to 1 s.
+    Heartbeat(std::time::Duration),
     /// [`ThreadPoolBuilder::build_global`] was called after the global pool already existed.
     GlobalPoolAlreadyInitialized,
     /// The operating system refused to start a worker thread (no thread of the pool is left
@@ -87,6 +89,10 @@ impl fmt::Display for BuildError {
             BuildError::ThreadName { index, reason } => {
                 write!(f, "thread_name for worker {index}: {reason}")
             }
+            BuildError::Heartbeat(d) => write!(
+                f,
+                "heartbeat {d:?} is out of range: expected 1µs to 1s"
+            ),
             BuildError::GlobalPoolAlreadyInitialized => {
                 f.write_str("the global thread pool has already been initialized")
             }
@@ -140,6 +146,7 @@ pub struct ThreadPoolBuilder {
     panic_handler: Option<PanicHandler>,
     speeds: Option<Vec<f64>>,
     seed: Option<u64>,
+    heartbeat: Option<std::time::Duration>,
 }
 
 impl fmt::Debug for ThreadPoolBuilder {
@@ -170,7 +177,13 @@ pub(crate) struct Config {
     pub(crate) panic_handler: Option<PanicHandler>,
     pub(crate) speeds: Option<Vec<f64>>,
     pub(crate) seed: u64,
+    pub(crate) heartbeat: std::time::Duration,
 }
+
+/// The sender-initiated policies' default heartbeat.
+const DEFAULT_HEARTBEAT: std::time::Duration = std::time::Duration::from_micros(20);
+const MIN_HEARTBEAT: std::time::Duration = std::time::Duration::from_micros(1);
+const MAX_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn env_value<T>(
     var: &'static str,
@@ -270,6 +283,16 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// The heartbeat of the sender-initiated policies (`acwn`, `gradient`, `random-alloc`):
+    /// a worker runs the allocating or standing phase at most once per heartbeat, on its oldest
+    /// waiting task, so coarse tasks are each decided while fine-grained ones stay home
+    /// (default 20 µs; from 1 µs to 1 s). Receiver-initiated policies do not use it: their idle
+    /// workers ask.
+    pub fn heartbeat(mut self, period: std::time::Duration) -> Self {
+        self.heartbeat = Some(period);
+        self
+    }
+
     /// Seeds the workers' random victim draws, for reproducible schedules (default: fixed).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
@@ -340,6 +363,10 @@ impl ThreadPoolBuilder {
                 )));
             }
         }
+        let heartbeat = self.heartbeat.unwrap_or(DEFAULT_HEARTBEAT);
+        if !(MIN_HEARTBEAT..=MAX_HEARTBEAT).contains(&heartbeat) {
+            return Err(BuildError::Heartbeat(heartbeat));
+        }
         let thread_names = thread_names(num_threads, self.thread_name.take())?;
         Ok(Config {
             num_threads,
@@ -351,6 +378,7 @@ impl ThreadPoolBuilder {
             panic_handler: self.panic_handler,
             speeds: self.speeds,
             seed: self.seed.unwrap_or(0x5EED),
+            heartbeat,
         })
     }
 

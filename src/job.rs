@@ -39,14 +39,22 @@ pub(crate) struct JobHeader {
     hops: AtomicU32,
     /// The job is a [`Ticket`]: run the task inside only if the ticket can be claimed.
     ticket: bool,
+    /// A frame waits for the job (a `join`'s `b`): placing it elsewhere needs a ticket.
+    awaited: bool,
+    /// The ticket a `join`'s `b` was placed with, if it was. Written and read only by the
+    /// worker that created the job (it places only from its own stack, and its frame reads the
+    /// ticket after finding `b` gone).
+    placed: std::cell::UnsafeCell<Option<StdArc<Ticket>>>,
 }
 
 impl JobHeader {
-    pub(crate) fn new(ticket: bool) -> Self {
+    pub(crate) fn new(ticket: bool, awaited: bool) -> Self {
         JobHeader {
             origin: AtomicU32::new(EXTERNAL),
             hops: AtomicU32::new(0),
             ticket,
+            awaited,
+            placed: std::cell::UnsafeCell::new(None),
         }
     }
 }
@@ -102,6 +110,23 @@ impl JobRef {
             h.load(Ordering::Relaxed).saturating_add(1),
             Ordering::Relaxed,
         );
+    }
+
+    /// Whether a frame waits for this job (a `join`'s `b`, which needs a ticket to be placed).
+    #[inline]
+    pub(crate) fn awaited(&self) -> bool {
+        self.header().awaited
+    }
+
+    /// Records the ticket an awaited job was placed with.
+    ///
+    /// # Safety
+    ///
+    /// Called by the worker that created the job, while it still owned the `JobRef` (before
+    /// sending the ticket), at most once.
+    pub(crate) unsafe fn set_ticket(&self, ticket: StdArc<Ticket>) {
+        // SAFETY: only the creating worker's thread touches `placed` (see the field).
+        unsafe { *self.header().placed.get() = Some(ticket) };
     }
 
     /// Whether this is a [`Ticket`] `JobRef`.
@@ -163,7 +188,7 @@ pub(crate) struct StackJob<L, F, R> {
 impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     pub(crate) fn new(func: F, latch: L) -> Self {
         StackJob {
-            header: JobHeader::new(false),
+            header: JobHeader::new(false, true),
             latch,
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(JobResult::None),
@@ -177,6 +202,13 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     pub(crate) unsafe fn as_job_ref(&self, origin: u32) -> JobRef {
         // SAFETY: forwarded from the caller's contract.
         unsafe { JobRef::new(self, origin) }
+    }
+
+    /// The ticket this job was placed with, if it was (read by the frame that created it, once
+    /// the job left its private stack).
+    pub(crate) fn ticket(&self) -> Option<&Ticket> {
+        // SAFETY: only the creating worker's thread touches `placed`, and this runs on it.
+        unsafe { (*self.header.placed.get()).as_deref() }
     }
 
     /// Runs the closure on this thread after its `JobRef` was popped back unexecuted.
@@ -255,7 +287,7 @@ pub(crate) struct HeapJob<F: FnOnce() + Send> {
 impl<F: FnOnce() + Send> HeapJob<F> {
     pub(crate) fn new(func: F) -> Box<Self> {
         Box::new(HeapJob {
-            header: JobHeader::new(false),
+            header: JobHeader::new(false, false),
             func,
         })
     }
@@ -299,7 +331,7 @@ unsafe impl Sync for Ticket {}
 impl Ticket {
     pub(crate) fn new(job: JobRef) -> StdArc<Ticket> {
         StdArc::new(Ticket {
-            header: JobHeader::new(true),
+            header: JobHeader::new(true, false),
             claimed: AtomicBool::new(false),
             job,
         })

@@ -90,51 +90,44 @@ where
     RA: Send,
     RB: Send,
 {
-    if worker.placing() {
-        return join_placing(worker, a, b);
+    if worker.join_in_place() {
+        return join_in_place(a, b);
     }
-    let job_b = StackJob::new(b, SpinLatch::new(&worker.registry, worker.index));
-    // SAFETY: `job_b` lives on this stack until it has run: every path below either runs it
-    // inline after popping it back or waits for its latch.
-    let job_b_ref = unsafe { job_b.as_job_ref(worker.index as u32) };
-    let job_b_id = job_b_ref.id();
-    worker.push(job_b_ref);
-
-    let result_a = match unwind::halt_unwinding(a) {
-        Ok(v) => v,
-        Err(payload) => {
-            // `b` may borrow what `a` borrowed: let it finish (here or elsewhere) first.
-            worker.wait_until(&job_b.latch);
-            job_b.discard_result();
-            unwind::resume_unwinding(payload)
-        }
-    };
-
-    while !job_b.latch.probe() {
-        match worker.take_local_job() {
-            Some(job) if job.id() == job_b_id => {
-                worker.count_popped_back();
-                let result_b = job_b.run_inline(false);
-                return (result_a, result_b);
-            }
-            // Work `a` left queued (scope spawns) sits above `b`: run it first.
-            Some(job) => worker.execute(job),
-            None => {
-                // `b` was taken by another worker: help elsewhere until it is done. (The
-                // test-only broken variant, docs/loom.md, returns without waiting.)
-                #[cfg(not(all(loom, feature = "loom-broken-join")))]
-                worker.wait_until(&job_b.latch);
-                break;
-            }
-        }
-    }
-    (result_a, job_b.into_result())
+    join_exposed(worker, a, b)
 }
 
-/// `join` under a sender-initiated policy: `b` travels as a ticket, which may be placed in
-/// another worker's inbox and which this worker may take back (`docs/sender.md`).
+/// Both closures on this thread, one after the other, with no task made: nobody could take
+/// `b` (a pool of one), or enough private tasks below this frame are there to give away
+/// (`src/worker/mod.rs`). If `a` panics, `b` still runs (its own panic dropped) before `a`'s
+/// panic goes on, as when `b` is a task.
+#[inline(always)]
+fn join_in_place<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce(bool) -> RB,
+{
+    /// Runs `b` if dropped while `a` unwinds.
+    struct RunOnUnwind<B: FnOnce(bool) -> RB, RB>(Option<B>);
+    impl<B: FnOnce(bool) -> RB, RB> Drop for RunOnUnwind<B, RB> {
+        fn drop(&mut self) {
+            if let Some(b) = self.0.take() {
+                if let Err(payload) = unwind::halt_unwinding(move || drop(b(false))) {
+                    unwind::drop_payload(payload);
+                }
+            }
+        }
+    }
+    let mut guard = RunOnUnwind(Some(b));
+    let result_a = a();
+    let b = guard.0.take().expect("b is taken only here or while unwinding");
+    std::mem::forget(guard);
+    (result_a, b(false))
+}
+
+/// `b` goes onto the private stack, where a request or a heartbeat may hand it to another
+/// worker; if it is still there when `a` returns, it runs here.
 #[inline(never)]
-fn join_placing<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+fn join_exposed<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce(bool) -> RB + Send,
@@ -142,21 +135,59 @@ where
     RB: Send,
 {
     let job_b = StackJob::new(b, SpinLatch::new(&worker.registry, worker.index));
-    // SAFETY: `job_b` lives on this stack until its latch is set: both paths below wait for it
-    // (the ticket makes sure exactly one thread runs it).
-    let ticket = worker.push_ticket(unsafe { job_b.as_job_ref(worker.index as u32) });
-    let reclaim = JoinTicket(&ticket);
-    match unwind::halt_unwinding(a) {
-        Ok(result_a) => {
-            worker.wait_reclaiming(&job_b.latch, &reclaim);
-            (result_a, job_b.into_result())
+    // SAFETY: `job_b` lives on this stack until it has run: every path below either runs it
+    // inline after taking it back or waits for its latch.
+    let job_b_ref = unsafe { job_b.as_job_ref(worker.index as u32) };
+    let job_b_id = job_b_ref.id();
+    worker.push_private(job_b_ref);
+
+    // If `a` panics, `b` may borrow what `a` borrowed: it finishes (here or elsewhere) before
+    // the panic goes on.
+    let result_a = unwind::halt_unwinding(a);
+    loop {
+        if worker.pop_private_if(job_b_id) {
+            worker.count_popped_back();
+            return match result_a {
+                Ok(result_a) => (result_a, job_b.run_inline(false)),
+                Err(payload) => {
+                    if let Err(p) = unwind::halt_unwinding(|| drop(job_b.run_inline(false))) {
+                        unwind::drop_payload(p);
+                    }
+                    unwind::resume_unwinding(payload)
+                }
+            };
         }
+        // Work `a` left queued above `b` (spawns, under a sender-initiated policy): run it first.
+        match worker.pop_private_above(job_b_id) {
+            Some(job) => worker.execute(job),
+            None => break,
+        }
+    }
+    // `b` was handed to another worker, promoted or placed: help elsewhere until it is done.
+    // (The test-only broken variant, docs/loom.md, returns without waiting.)
+    #[cfg(not(all(loom, feature = "loom-broken-join")))]
+    wait_for_b(worker, &job_b);
+    match result_a {
+        Ok(result_a) => (result_a, job_b.into_result()),
         Err(payload) => {
-            // `b` may borrow what `a` borrowed: let it finish (here or elsewhere) first.
-            worker.wait_reclaiming(&job_b.latch, &reclaim);
             job_b.discard_result();
             unwind::resume_unwinding(payload)
         }
+    }
+}
+
+/// Waits for a `b` that left the private stack: under a sender-initiated policy it may have
+/// been placed with a ticket, which the waiter may take back while nobody started it.
+fn wait_for_b<L: Probe + crate::latch::Latch, F, R>(
+    worker: &WorkerThread,
+    job_b: &StackJob<L, F, R>,
+) where
+    F: FnOnce(bool) -> R + Send,
+    R: Send,
+{
+    match job_b.ticket() {
+        Some(ticket) => worker.wait_reclaiming(&job_b.latch, &JoinTicket(ticket)),
+        None => worker.wait_until(&job_b.latch),
     }
 }
 

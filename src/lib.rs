@@ -70,6 +70,7 @@ mod stats;
 mod sync;
 mod topology;
 mod unwind;
+mod worker;
 
 pub use builder::{
     BuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN, ENV_POLICY, ENV_TOPOLOGY,

@@ -20,6 +20,8 @@ pub(crate) struct Counters {
     pub(crate) placed_out: AtomicU64,
     pub(crate) placed_in: AtomicU64,
     pub(crate) reclaimed: AtomicU64,
+    pub(crate) promoted: AtomicU64,
+    pub(crate) withdrawn: AtomicU64,
     pub(crate) max_hops: AtomicU64,
     pub(crate) idle_ns: AtomicU64,
     /// Start of the current idle stretch in ns since the pool started, plus one (0: busy), so a
@@ -62,6 +64,8 @@ impl Counters {
             placed_out: get(&self.placed_out),
             placed_in: get(&self.placed_in),
             reclaimed: get(&self.reclaimed),
+            promoted: get(&self.promoted),
+            withdrawn: get(&self.withdrawn),
             max_hops: get(&self.max_hops),
             idle: Duration::from_nanos(idle_ns + ongoing),
             sleeps: get(&self.sleeps),
@@ -100,6 +104,12 @@ pub struct WorkerStats {
     /// Tasks this worker took back, unstarted, from wherever they were queued, because it was
     /// waiting for them (sender-initiated policies; see `docs/sender.md`).
     pub reclaimed: u64,
+    /// Private tasks this worker made public because some worker was idle (receiver-initiated
+    /// policies; `src/worker/README.md`, "Promotion").
+    pub promoted: u64,
+    /// Requests this worker withdrew because the victim did not answer in time (it was in a
+    /// stretch of work without poll points). Counted in `requests`, not in `requests_ok`.
+    pub withdrawn: u64,
     /// The largest hop count of a task this worker received or ran.
     pub max_hops: u64,
     /// Time spent without a task: searching for work and asleep.
@@ -134,6 +144,8 @@ impl WorkerStats {
             placed_out: self.placed_out - base.placed_out,
             placed_in: self.placed_in - base.placed_in,
             reclaimed: self.reclaimed - base.reclaimed,
+            promoted: self.promoted - base.promoted,
+            withdrawn: self.withdrawn - base.withdrawn,
             max_hops: self.max_hops,
             idle: self.idle.saturating_sub(base.idle),
             sleeps: self.sleeps - base.sleeps,
@@ -173,6 +185,8 @@ impl PoolStats {
                 placed_out: acc.placed_out + w.placed_out,
                 placed_in: acc.placed_in + w.placed_in,
                 reclaimed: acc.reclaimed + w.reclaimed,
+                promoted: acc.promoted + w.promoted,
+                withdrawn: acc.withdrawn + w.withdrawn,
                 max_hops: acc.max_hops.max(w.max_hops),
                 idle: acc.idle + w.idle,
                 sleeps: acc.sleeps + w.sleeps,

@@ -47,11 +47,13 @@ fn exercise(policy: Policy) {
 
             assert_balanced(&pool, &what);
             let total = pool.stats().total();
-            // fib(20) makes fib(21) - 1 joins; plus 100,000 + 16 + 256 scope spawns.
-            assert_eq!(
-                total.spawned,
-                fib_iter(21) - 1 + 100_000 + 16 + 256,
-                "{what}: spawned"
+            // Every scope spawn is a task (100,000 + 16 + 256); of fib(20)'s fib(21) - 1 joins,
+            // only those that did not run in place are (src/worker/mod.rs).
+            let spawns = 100_000 + 16 + 256;
+            assert!(
+                total.spawned >= spawns && total.spawned <= fib_iter(21) - 1 + spawns,
+                "{what}: spawned {}",
+                total.spawned
             );
             if workers == 1 {
                 assert_eq!(total.requests, 0, "{what}: nobody to ask");

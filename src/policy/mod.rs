@@ -208,6 +208,14 @@ impl Policy {
         }
     }
 
+    /// Whether the policy reads other workers' loads (workers then publish theirs).
+    pub(crate) fn reads_loads(&self) -> bool {
+        matches!(
+            self,
+            Policy::MostLoaded { .. } | Policy::Acwn { .. } | Policy::Gradient { .. }
+        )
+    }
+
     /// Whether a victim with `queued` waiting tasks is worth a request under this policy.
     pub(crate) fn worth_asking(&self, queued: usize) -> bool {
         match self {

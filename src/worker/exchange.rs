@@ -1,0 +1,249 @@
+//! Requests, answers and promotion: how a busy worker's private tasks reach idle workers under
+//! the receiver-initiated policies. `README.md` beside this file argues why no task is lost or
+//! run twice, why no wake-up is lost and why no wait deadlocks.
+//!
+//! Each worker has a **request cell**: [`NO_REQUEST`], [`BLOCKED`] (the owner is idle, so every
+//! request fails at once), or the index of the one thief waiting for this worker's answer; and
+//! an **answer slot** where a victim leaves its answer to this worker's own request.
+
+use super::WorkerThread;
+use crate::job::JobRef;
+use crate::policy::machine::Answer as Decision;
+use crate::stats::bump;
+use crate::sync::deque::Steal;
+use crate::sync::{AtomicU32, AtomicUsize, Ordering, UnsafeCell};
+use crossbeam_utils::CachePadded;
+
+/// The request cell holds no request: a thief may post one.
+pub(crate) const NO_REQUEST: usize = usize::MAX;
+/// The owner is idle: requests fail at once. Only the owner enters and leaves this state.
+pub(crate) const BLOCKED: usize = usize::MAX - 1;
+
+/// Answer slot states.
+const WAITING: u32 = 0;
+const REJECT: u32 = 1;
+const GOT: u32 = 2;
+
+/// Test-only broken variants (docs/loom.md).
+const BROKEN_RELAXED_ANSWER: bool = cfg!(all(loom, feature = "loom-broken-answer"));
+const BROKEN_WITHDRAW: bool = cfg!(all(loom, feature = "loom-broken-withdraw"));
+
+/// Polls of its answer slot a thief makes before it withdraws its request (the victim is in a
+/// stretch without poll points). Between polls it spins, then yields.
+#[cfg(not(loom))]
+const ANSWER_POLLS: u32 = 2048;
+#[cfg(loom)]
+const ANSWER_POLLS: u32 = 3;
+#[cfg(not(loom))]
+const ANSWER_SPINS: u32 = 64;
+#[cfg(loom)]
+const ANSWER_SPINS: u32 = 0;
+
+/// One worker's cells (in the registry, shared).
+pub(crate) struct Exchange {
+    request: CachePadded<AtomicUsize>,
+    state: CachePadded<AtomicU32>,
+    /// The task a victim hands over; written by the victim that claimed the request, before
+    /// its Release store of `GOT`, read by the owner after its Acquire load of `GOT`.
+    slot: UnsafeCell<Option<JobRef>>,
+    /// The owner's count of its private tasks, for policies that read loads (relaxed: a reader
+    /// may see a value one push or pop old).
+    load: CachePadded<AtomicUsize>,
+}
+
+// SAFETY: `slot` is written only by the victim that claimed this worker's request and read only
+// by this worker after the Release/Acquire pair on `state` (README, "No task lost or run twice").
+unsafe impl Sync for Exchange {}
+// SAFETY: as above; a `JobRef` is `Send`.
+unsafe impl Send for Exchange {}
+
+impl Exchange {
+    pub(crate) fn new() -> Self {
+        Exchange {
+            request: CachePadded::new(AtomicUsize::new(NO_REQUEST)),
+            state: CachePadded::new(AtomicU32::new(WAITING)),
+            slot: UnsafeCell::new(None),
+            load: CachePadded::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Whether a thief waits for this worker's answer (a relaxed read of the own cell: the claim
+    /// in `answer` orders what matters).
+    #[inline(always)]
+    pub(crate) fn pending(&self) -> bool {
+        self.request.load(Ordering::Relaxed) < BLOCKED
+    }
+
+    #[inline(always)]
+    pub(crate) fn publish_load(&self, len: usize) {
+        self.load.store(len, Ordering::Relaxed);
+    }
+
+    pub(crate) fn published_load(&self) -> usize {
+        self.load.load(Ordering::Relaxed)
+    }
+}
+
+impl WorkerThread {
+    /// A poll point found a request or an idle worker: answer the request; then, if somebody is
+    /// still idle, promote the oldest private task to the public deque.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn serve(&self) {
+        let r = self.exchange().request.load(Ordering::Relaxed);
+        if r < BLOCKED {
+            self.answer(r);
+        }
+        if self.demand() && !self.stack().is_empty() && self.deque.is_empty() {
+            self.promote();
+        }
+    }
+
+    /// Moves the oldest private task to the public deque and wakes a sleeper that may take it.
+    pub(crate) fn promote(&self) {
+        let stack = self.stack();
+        let Some(job) = stack.pop_front() else { return };
+        let len = stack.len();
+        self.publish_load(len);
+        bump(&self.counters().promoted, 1);
+        self.deque.push(job);
+        // Test-only broken variant (docs/loom.md): the promotion wakes nobody.
+        if !cfg!(all(loom, feature = "loom-broken-promote")) {
+            self.registry.notify_new_job(self.index);
+        }
+    }
+
+    /// Claims the request of thief `r` (unless it withdrew meanwhile) and answers it: the
+    /// oldest private task, or a reject.
+    fn answer(&self, r: usize) {
+        let cell = &self.exchange().request;
+        // The claim: exactly one of this CAS and the thief's withdrawal succeeds. Acquire pairs
+        // with the thief's Release post, so its reset of the answer state is ordered before ours.
+        if cell
+            .compare_exchange(r, NO_REQUEST, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        let stack = self.stack();
+        let give = {
+            let mut machine = self.machine.borrow_mut();
+            machine.answer(&self.env(), stack.len()) == Decision::Give
+        };
+        let thief = &self.registry.workers[r].exchange;
+        let job = if give { stack.pop_front() } else { None };
+        match job {
+            Some(job) => {
+                let len = stack.len();
+                self.publish_load(len);
+                // SAFETY: the claim gives this worker the thief's slot until the store below;
+                // the thief reads it only after seeing `GOT`.
+                thief.slot.with_mut(|s| unsafe { *s = Some(job) });
+                let order = if BROKEN_RELAXED_ANSWER {
+                    Ordering::Relaxed
+                } else {
+                    Ordering::Release
+                };
+                thief.state.store(GOT, order);
+            }
+            None => thief.state.store(REJECT, Ordering::Release),
+        }
+    }
+
+    /// Going idle: make every request to this worker fail at once, answering (with a reject:
+    /// the private stack is empty when a worker goes idle) a request already posted; count this
+    /// worker idle.
+    pub(super) fn block_requests(&self) {
+        let cell = &self.exchange().request;
+        loop {
+            let r = cell.load(Ordering::Relaxed);
+            debug_assert_ne!(r, BLOCKED, "blocked twice");
+            if r < BLOCKED {
+                self.answer(r);
+                continue;
+            }
+            // Test-only broken variant (docs/loom.md): a plain store may overwrite a request
+            // posted after the load above, and that thief waits for an answer forever.
+            if cfg!(all(loom, feature = "loom-broken-block")) {
+                cell.store(BLOCKED, Ordering::Relaxed);
+                break;
+            }
+            if cell
+                .compare_exchange(NO_REQUEST, BLOCKED, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                break;
+            }
+        }
+        self.idle_count().fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Busy again: accept requests. Only the owner leaves `BLOCKED`, so a plain store does.
+    pub(super) fn unblock_requests(&self) {
+        self.idle_count().fetch_sub(1, Ordering::SeqCst);
+        self.exchange().request.store(NO_REQUEST, Ordering::Relaxed);
+    }
+
+    /// One request to `victim`: its public deque first, then its private stack through the
+    /// request cell. This worker is idle (its own cell `BLOCKED`), so nobody waits for it while
+    /// it waits: waits cannot form a cycle.
+    pub(super) fn request_from(&self, victim: usize) -> Result<JobRef, bool> {
+        let registry = &*self.registry;
+        match registry.workers[victim].stealer.steal() {
+            Steal::Success(job) => return Ok(job),
+            Steal::Retry => return Err(true),
+            Steal::Empty => {}
+        }
+        let own = self.exchange();
+        let cell = &registry.workers[victim].exchange.request;
+        own.state.store(WAITING, Ordering::Relaxed);
+        // Release: the WAITING store above is ordered before the victim's answer.
+        if cell.load(Ordering::Relaxed) != NO_REQUEST
+            || cell
+                .compare_exchange(NO_REQUEST, self.index, Ordering::Release, Ordering::Relaxed)
+                .is_err()
+        {
+            // Idle, or another thief asked first.
+            return Err(false);
+        }
+        let mut polls = 0u32;
+        let state = loop {
+            let s = own.state.load(Ordering::Acquire);
+            if s != WAITING {
+                break s;
+            }
+            polls += 1;
+            if polls < ANSWER_POLLS {
+                if polls < ANSWER_SPINS {
+                    crate::sync::spin_hint();
+                } else {
+                    crate::sync::yield_now();
+                }
+                continue;
+            }
+            // Withdraw. If the victim claimed first, its answer is on its way: keep waiting.
+            if BROKEN_WITHDRAW {
+                // Test-only broken variant (docs/loom.md): a plain store cannot tell whether the
+                // victim claimed the request; its answer is then never read.
+                cell.store(NO_REQUEST, Ordering::Relaxed);
+                return Err(false);
+            }
+            if cell
+                .compare_exchange(self.index, NO_REQUEST, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                bump(&self.counters().withdrawn, 1);
+                return Err(false);
+            }
+            crate::sync::yield_now();
+        };
+        if state == GOT {
+            // SAFETY: the Acquire load of GOT makes the victim's write of the slot visible, and
+            // nobody writes it again before this worker posts its next request.
+            let job = own.slot.with_mut(|s| unsafe { (*s).take() });
+            Ok(job.expect("an answer GOT carries a task"))
+        } else {
+            Err(false)
+        }
+    }
+}

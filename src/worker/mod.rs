@@ -1,0 +1,436 @@
+//! The worker: its private task stack, its poll points and its wait loops.
+//!
+//! A worker keeps the tasks it creates with `join` on a **private stack** (no atomic
+//! read-modify-write, no fence) and exposes them only when they are wanted
+//! (`README.md` beside this file argues the protocol):
+//!
+//! - receiver-initiated policies: an idle worker posts a **request** to the victim its policy
+//!   chooses; the victim answers at its next poll point with its oldest unstarted task or a
+//!   reject ([`exchange`]). While some worker is idle, a busy one also **promotes** its oldest
+//!   private task to its public deque at each poll point, where a sleeper it wakes can take it;
+//! - sender-initiated policies: at most once per heartbeat, a poll point runs the policy's
+//!   allocating or standing phase on the oldest waiting task ([`place`]).
+//!
+//! Poll points are every `join`, every spawn, every task a worker starts and every chunk of a
+//! self-scheduled loop. Once [`PRIVATE_TASKS`] unstarted tasks are private, a `join` runs both
+//! closures in place: the tasks below it are the larger ones to give away.
+//!
+//! Spawned tasks (`spawn`, `Scope::spawn`) under receiver-initiated policies go to the public
+//! deque at once: a spawned task may be what a blocked task waits for, and nobody could ask for
+//! it while its creator blocks.
+//!
+//! Waiting (for a `join`'s `b`, a scope, an `install`, termination) has one loop per mode
+//! ([`wait`]): stealing, placing, and the deep waiter of the sender-initiated policies.
+
+pub(crate) mod exchange;
+mod place;
+mod wait;
+
+use crate::job::{JobRef, Ticket, EXTERNAL};
+use crate::latch::Probe;
+use crate::policy::machine::{Env, Machine};
+use crate::registry::Registry;
+use crate::stats::{bump, Counters};
+use crate::sync::deque::Worker;
+use crate::sync::{AtomicUsize, Ordering};
+use crate::unwind;
+use crossbeam_utils::CachePadded;
+use exchange::Exchange;
+use std::cell::{Cell, RefCell, UnsafeCell};
+use std::collections::VecDeque;
+use std::ptr;
+use std::sync::Arc;
+
+pub(crate) use wait::Reclaim;
+
+/// Unstarted tasks a worker keeps private before a `join` runs its closures in place.
+pub(crate) const PRIVATE_TASKS: usize = 3;
+
+/// Nesting of waits (a worker waiting in a `join` runs other tasks, which may wait in turn) up to
+/// which a waiter under a sender-initiated policy runs other workers' tasks before taking back
+/// its own; deeper waiters only take back the unstarted tasks they wait for.
+pub(crate) const HELP_DEPTH: u32 = 16;
+
+/// Fruitless search rounds (each up to one request per candidate victim) before a worker sleeps.
+pub(crate) const SEARCH_ROUNDS: u32 = 2;
+
+/// Join poll points between two clock readings of the heartbeat (sender-initiated policies).
+/// Spawns and task starts read the clock every time: they are coarse already.
+const JOIN_POLLS_PER_CLOCK: u32 = 64;
+
+/// How a worker exposes work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Alone in its pool: nobody to give work to, every `join` runs in place.
+    Solo,
+    /// Receiver-initiated: requests and promotion.
+    Stealing,
+    /// Sender-initiated: heartbeat placement.
+    Placing,
+}
+
+// The thread-local pointer to the current worker, if this thread is one.
+#[cfg(not(loom))]
+crate::sync::thread_local! {
+    static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+}
+#[cfg(loom)]
+crate::sync::thread_local! {
+    static WORKER_THREAD: Cell<*const WorkerThread> = Cell::new(ptr::null());
+}
+
+/// The thread-private half of a worker.
+pub(crate) struct WorkerThread {
+    /// Public deque: spawns and promoted tasks, which other workers steal.
+    deque: Worker<JobRef>,
+    /// Private stack of unstarted tasks, oldest at the front. Only this thread touches it.
+    stack: UnsafeCell<VecDeque<JobRef>>,
+    pub(crate) index: usize,
+    pub(crate) registry: Arc<Registry>,
+    machine: RefCell<Box<dyn Machine>>,
+    /// This worker's counters (the registry holds the other handle).
+    counters: Arc<CachePadded<Counters>>,
+    mode: Mode,
+    /// Publish the private stack's length (policies that read loads).
+    publish: bool,
+    /// Placing: join polls left until the next clock reading.
+    countdown: Cell<u32>,
+    /// Placing: when the heartbeat credit was last brought up to date (ns since the pool
+    /// started), and the credit then (ns; a decision costs one heartbeat).
+    last_beat: Cell<u64>,
+    credit: Cell<u64>,
+    /// Placing: tasks at the front of the stack the allocating phase already kept (standing).
+    kept: Cell<usize>,
+    /// Waits in progress on this thread's stack (see [`HELP_DEPTH`]).
+    depth: Cell<u32>,
+}
+
+pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
+    let guard = unwind::AbortOnUnwind::new("a worker thread's main loop");
+    if let Some(core) = registry.core_of(index) {
+        // Pinning is best effort: a refused affinity call leaves the thread unpinned.
+        let _ = core_affinity::set_for_current(core_affinity::CoreId { id: core });
+    }
+    let mode = if !registry.multi {
+        Mode::Solo
+    } else if registry.placing {
+        Mode::Placing
+    } else {
+        Mode::Stealing
+    };
+    let machine = crate::policy::machine::machine_for(
+        &registry.policy,
+        index,
+        registry.num_threads(),
+        registry.seed,
+    );
+    let worker = WorkerThread {
+        deque,
+        stack: UnsafeCell::new(VecDeque::with_capacity(64)),
+        index,
+        machine: RefCell::new(machine),
+        counters: Arc::clone(&registry.workers[index].stats),
+        mode,
+        publish: mode != Mode::Solo && registry.policy.reads_loads(),
+        countdown: Cell::new(JOIN_POLLS_PER_CLOCK),
+        last_beat: Cell::new(0),
+        credit: Cell::new(0),
+        kept: Cell::new(0),
+        registry,
+        depth: Cell::new(0),
+    };
+    WORKER_THREAD.with(|t| t.set(&worker));
+    worker.wait_until(&Terminated(&worker.registry));
+    // Nothing is outstanding, but tasks taken back by their creators may have left husks
+    // (ticket references) here; release them.
+    while let Some(job) = worker.pop_own() {
+        worker.execute(job);
+    }
+    WORKER_THREAD.with(|t| t.set(ptr::null()));
+    guard.disarm();
+}
+
+/// The "latch" the main loop waits for: termination requested and nothing outstanding.
+struct Terminated<'a>(&'a Registry);
+
+impl Probe for Terminated<'_> {
+    fn probe(&self) -> bool {
+        self.0.quiescent_and_terminating()
+    }
+}
+
+impl WorkerThread {
+    /// The current thread's worker, or null.
+    #[inline]
+    pub(crate) fn current() -> *const WorkerThread {
+        WORKER_THREAD.with(|t| t.get())
+    }
+
+    #[inline]
+    pub(crate) fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    #[inline(always)]
+    fn exchange(&self) -> &Exchange {
+        &self.registry.workers[self.index].exchange
+    }
+
+    /// What this worker's policy machine sees.
+    fn env(&self) -> Env<'_> {
+        let registry = &*self.registry;
+        Env {
+            me: self.index,
+            graph: &registry.graph,
+            loads: registry,
+            shared: &registry.shared,
+        }
+    }
+
+    /// The private stack.
+    #[allow(clippy::mut_from_ref)]
+    #[inline(always)]
+    fn stack(&self) -> &mut VecDeque<JobRef> {
+        // SAFETY: only this worker's thread touches its private stack, and no caller keeps the
+        // reference across a call that could reach the stack again (every use is a single
+        // push, pop or length read, or a loop that only touches the stack itself).
+        unsafe { &mut *self.stack.get() }
+    }
+
+    #[inline(always)]
+    fn publish_load(&self, len: usize) {
+        if self.publish {
+            self.exchange().publish_load(len);
+        }
+    }
+
+    /// Whether sender-initiated placement is on (more than one worker).
+    #[inline]
+    pub(crate) fn placing(&self) -> bool {
+        self.mode == Mode::Placing
+    }
+
+    /// A `join` asks whether to run its closures in place: alone in the pool, or with enough
+    /// private tasks below it. Either way this is a poll point.
+    #[inline(always)]
+    pub(crate) fn join_in_place(&self) -> bool {
+        match self.mode {
+            Mode::Solo => true,
+            Mode::Stealing => {
+                if self.exchange().pending() || self.demand() {
+                    self.serve();
+                }
+                self.stack().len() >= PRIVATE_TASKS
+            }
+            Mode::Placing => {
+                let c = self.countdown.get();
+                if c == 0 {
+                    self.countdown.set(JOIN_POLLS_PER_CLOCK);
+                    self.heartbeat();
+                } else {
+                    self.countdown.set(c - 1);
+                }
+                self.stack().len() >= PRIVATE_TASKS
+            }
+        }
+    }
+
+    /// Some worker is idle (receiver-initiated policies' demand signal).
+    #[inline(always)]
+    fn demand(&self) -> bool {
+        self.registry.idle.load(Ordering::Relaxed) != 0
+    }
+
+    /// A coarse poll point (a spawn, a task start, a loop chunk): answer, promote or place.
+    #[inline]
+    pub(crate) fn poll(&self) {
+        match self.mode {
+            Mode::Solo => {}
+            Mode::Stealing => {
+                if self.exchange().pending() || self.demand() {
+                    self.serve();
+                }
+            }
+            Mode::Placing => self.heartbeat(),
+        }
+    }
+
+    /// Pushes a `join`'s `b` onto the private stack (no fence, no read-modify-write).
+    #[inline(always)]
+    pub(crate) fn push_private(&self, job: JobRef) {
+        bump(&self.counters().spawned, 1);
+        let stack = self.stack();
+        stack.push_back(job);
+        let len = stack.len();
+        self.publish_load(len);
+        if self.mode == Mode::Stealing && self.demand() {
+            // Somebody is idle: the task just pushed may be the one to give (a `join` whose `a`
+            // has no poll points would otherwise hide it until `a` ends).
+            self.serve();
+        }
+    }
+
+    /// Pops the newest private task if it is `id` (a `join` taking its `b` back).
+    #[inline(always)]
+    pub(crate) fn pop_private_if(&self, id: *const ()) -> bool {
+        let stack = self.stack();
+        match stack.back() {
+            Some(job) if job.id() == id => {
+                stack.pop_back();
+                let len = stack.len();
+                if self.kept.get() > len {
+                    self.kept.set(len);
+                }
+                self.publish_load(len);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Pops the newest task of the own stack or public deque.
+    #[inline]
+    pub(crate) fn pop_own(&self) -> Option<JobRef> {
+        let stack = self.stack();
+        if let Some(job) = stack.pop_back() {
+            let len = stack.len();
+            if self.kept.get() > len {
+                self.kept.set(len);
+            }
+            self.publish_load(len);
+            return Some(job);
+        }
+        self.deque.pop()
+    }
+
+    /// A spawned task: public at once under receiver-initiated policies (see the module docs),
+    /// onto the private stack under sender-initiated ones (placed at a heartbeat).
+    pub(crate) fn push_spawn(&self, job: JobRef) {
+        match self.mode {
+            Mode::Placing => {
+                bump(&self.counters().spawned, 1);
+                let stack = self.stack();
+                stack.push_back(job);
+                let len = stack.len();
+                self.publish_load(len);
+                self.heartbeat();
+            }
+            Mode::Solo => {
+                bump(&self.counters().spawned, 1);
+                self.deque.push(job);
+            }
+            Mode::Stealing => {
+                bump(&self.counters().spawned, 1);
+                self.deque.push(job);
+                self.registry.notify_new_job(self.index);
+                self.poll();
+            }
+        }
+    }
+
+    /// Under a sender-initiated policy, queues a task somebody will wait for (a scope's task)
+    /// as a [`Ticket`], so the waiter can take it back while nobody has started it, wherever it
+    /// was placed or moved.
+    pub(crate) fn push_ticket(&self, job: JobRef) -> Arc<Ticket> {
+        debug_assert!(self.placing());
+        let ticket = Ticket::new(job);
+        self.push_spawn(Ticket::job_ref(&ticket));
+        ticket
+    }
+
+    /// Counts a task that runs here, then runs it.
+    #[inline]
+    pub(crate) fn execute(&self, mut job: JobRef) {
+        if job.is_ticket() {
+            // SAFETY: a ticket JobRef taken from a queue is redeemed exactly once, here.
+            match unsafe { Ticket::redeem(job) } {
+                Some(inner) => job = inner,
+                None => return, // its creator took the task back
+            }
+        }
+        self.count_execution(&job);
+        self.poll();
+        // Jobs catch their closures' panics; an unwind out of one would leave its waiter
+        // pointing at a frame that is gone.
+        let guard = unwind::AbortOnUnwind::new("a task's execution");
+        // SAFETY: every JobRef in a queue is executed exactly once, by whoever removed it.
+        unsafe { job.execute() };
+        guard.disarm();
+    }
+
+    /// Records that this worker popped back its own `b` and runs it inline.
+    #[inline(always)]
+    pub(crate) fn count_popped_back(&self) {
+        bump(&self.counters().executed_local, 1);
+    }
+
+    /// Records that `job` runs on this worker.
+    #[inline(always)]
+    pub(crate) fn count_execution(&self, job: &JobRef) {
+        // One counter per case; `executed` is their sum, derived in the snapshot.
+        let c = self.counters();
+        let origin = job.origin();
+        if origin as usize == self.index {
+            bump(&c.executed_local, 1);
+        } else if origin == EXTERNAL {
+            bump(&c.injected, 1);
+        } else {
+            bump(&c.executed_remote, 1);
+        }
+    }
+
+    /// Takes back the task behind `ticket` if nobody started it, and runs it here.
+    pub(crate) fn reclaim(&self, ticket: &Ticket) -> bool {
+        match ticket.take() {
+            Some(job) => {
+                bump(&self.counters().reclaimed, 1);
+                self.count_execution(&job);
+                let guard = unwind::AbortOnUnwind::new("a task taken back by its waiter");
+                // SAFETY: the claim makes this the only execution of the job.
+                unsafe { job.execute() };
+                guard.disarm();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The idle count, for the exchange's blocking and unblocking.
+    fn idle_count(&self) -> &AtomicUsize {
+        &self.registry.idle
+    }
+}
+
+/// Runs `op` on a worker: the current one, or one of the global pool.
+#[inline]
+pub(crate) fn in_worker<OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    let worker = WorkerThread::current();
+    // SAFETY: the thread-local points to this thread's live worker, or is null; the worker
+    // outlives every job its thread runs.
+    match unsafe { worker.as_ref() } {
+        Some(w) => op(w, false),
+        None => crate::builder::global_registry().in_worker(op),
+    }
+}
+
+impl WorkerThread {
+    /// Pops the newest private task if the task `id` is still on the private stack below it
+    /// (work queued above a `join`'s `b`, which runs before `b` is taken back).
+    pub(crate) fn pop_private_above(&self, id: *const ()) -> Option<JobRef> {
+        let stack = self.stack();
+        if !stack.iter().rev().any(|job| job.id() == id) {
+            return None;
+        }
+        let job = stack.pop_back();
+        let len = stack.len();
+        if self.kept.get() > len {
+            self.kept.set(len);
+        }
+        self.publish_load(len);
+        job
+    }
+}

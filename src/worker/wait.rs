@@ -1,0 +1,340 @@
+//! Waiting: a worker that waits (for a `join`'s `b`, a scope, a cross-pool `install`, or, in
+//! its main loop, termination) runs other work until its latch is set, and sleeps when it
+//! finds none. One loop per mode:
+//!
+//! - [`WorkerThread::wait_stealing`] (receiver-initiated policies, and a pool of one): own
+//!   work, the injector, then the policy's requests; after [`SEARCH_ROUNDS`] fruitless rounds,
+//!   sleep.
+//! - [`WorkerThread::wait_placing`] (sender-initiated): placed tasks first (a task placed here
+//!   runs here, as the policy decided), own work, the injector; before sleeping, take back an
+//!   unstarted task the waiter waits for.
+//! - [`WorkerThread::wait_deep`] (sender-initiated, past [`HELP_DEPTH`] nested waits): only
+//!   what it waits for, taken back, and work from outside the pool; its stack stops growing
+//!   (`docs/sender.md`, "Deadlock freedom").
+
+use super::{Mode, WorkerThread, HELP_DEPTH, SEARCH_ROUNDS};
+use crate::job::JobRef;
+use crate::latch::Probe;
+use crate::policy::Reach;
+use crate::stats::bump;
+use crate::sync::deque::Steal;
+use crate::sync::Ordering;
+use crate::unwind;
+
+/// Test-only broken variant (docs/loom.md): the sleep re-check forgets the inbox.
+const BROKEN_INBOX_RECHECK: bool = cfg!(all(loom, feature = "loom-broken-inbox"));
+
+/// What a waiter under a sender-initiated policy can take back: the unstarted tasks it waits for
+/// (a `join`'s ticket, a scope's placed tasks). See `docs/sender.md`, "Deadlock freedom".
+pub(crate) trait Reclaim {
+    /// Takes back one unstarted task the waiter waits for and runs it on `worker`; returns
+    /// whether it ran one.
+    fn reclaim(&self, worker: &WorkerThread) -> bool;
+
+    /// The sleep re-check: whether a task may have joined the set since [`Reclaim::reclaim`]
+    /// last came back empty. Whoever adds to the set must notify the waiter afterwards
+    /// (`Sleep::notify_worker`), so that either this sees the task or the waiter is woken.
+    fn may_reclaim(&self) -> bool;
+}
+
+/// What an idle worker's search ended with.
+enum Found {
+    /// A task to run.
+    Job(JobRef),
+    /// It took back and ran a task it was waiting for.
+    Ran,
+    /// The latch it waits for is set.
+    LatchSet,
+}
+
+enum Acquired {
+    Job(JobRef),
+    /// A steal lost a race: try again before thinking of sleep.
+    Contended,
+    Nothing,
+}
+
+fn steal_retrying(mut steal: impl FnMut() -> Steal<JobRef>) -> Option<JobRef> {
+    loop {
+        match steal() {
+            Steal::Success(job) => return Some(job),
+            Steal::Empty => return None,
+            Steal::Retry => crate::sync::spin_hint(),
+        }
+    }
+}
+
+impl WorkerThread {
+    /// Runs other work until `latch` is set.
+    #[inline]
+    pub(crate) fn wait_until<L: Probe>(&self, latch: &L) {
+        if !latch.probe() {
+            self.wait_cold(latch, None);
+        }
+    }
+
+    /// Runs other work until `latch` is set. `reclaim` (sender-initiated policies) takes back
+    /// unstarted tasks the waiter waits for.
+    pub(crate) fn wait_reclaiming<L: Probe>(&self, latch: &L, reclaim: &dyn Reclaim) {
+        if !latch.probe() {
+            self.wait_cold(latch, Some(reclaim));
+        }
+    }
+
+    #[cold]
+    fn wait_cold<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Reclaim>) {
+        let depth = self.depth.get();
+        self.depth.set(depth + 1);
+        let guard = unwind::AbortOnUnwind::new("a worker's wait");
+        match self.mode {
+            Mode::Solo | Mode::Stealing => self.wait_stealing(latch),
+            Mode::Placing if depth >= HELP_DEPTH => self.wait_deep(latch, reclaim),
+            Mode::Placing => self.wait_placing(latch, reclaim),
+        }
+        guard.disarm();
+        self.depth.set(depth);
+    }
+
+    /// Receiver-initiated waiting (module docs).
+    fn wait_stealing<L: Probe>(&self, latch: &L) {
+        while !latch.probe() {
+            if let Some(job) = self.pop_own().or_else(|| self.take_injected()) {
+                self.execute(job);
+                continue;
+            }
+            let since = self.begin_idle();
+            if self.mode == Mode::Stealing {
+                self.block_requests();
+            }
+            let found = self.search_stealing(latch);
+            if self.mode == Mode::Stealing {
+                self.unblock_requests();
+            }
+            self.end_idle(since);
+            match found {
+                Found::Job(job) => self.execute(job),
+                Found::Ran => {}
+                Found::LatchSet => return,
+            }
+        }
+    }
+
+    fn search_stealing<L: Probe>(&self, latch: &L) -> Found {
+        let mut rounds = 0;
+        loop {
+            if latch.probe() {
+                return Found::LatchSet;
+            }
+            if let Some(job) = self.pop_own().or_else(|| self.take_injected()) {
+                return Found::Job(job);
+            }
+            match self.acquire_round() {
+                Acquired::Job(job) => return Found::Job(job),
+                Acquired::Contended => continue,
+                Acquired::Nothing => {}
+            }
+            rounds += 1;
+            if rounds < SEARCH_ROUNDS {
+                crate::sync::yield_now();
+                continue;
+            }
+            rounds = 0;
+            let slept = self
+                .registry
+                .sleep
+                .sleep(self.index, || latch.probe() || self.work_visible(false));
+            if slept {
+                bump(&self.counters().sleeps, 1);
+            }
+        }
+    }
+
+    /// Sender-initiated waiting (module docs).
+    fn wait_placing<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Reclaim>) {
+        while !latch.probe() {
+            if let Some(job) = self
+                .take_placed()
+                .or_else(|| self.pop_own())
+                .or_else(|| self.take_injected())
+            {
+                self.execute(job);
+                continue;
+            }
+            let since = self.begin_idle();
+            let found = self.search_placing(latch, reclaim, false);
+            self.end_idle(since);
+            match found {
+                Found::Job(job) => self.execute(job),
+                Found::Ran => {}
+                Found::LatchSet => return,
+            }
+        }
+    }
+
+    /// The deep waiter (module docs): it only takes back what it waits for, or runs work from
+    /// outside the pool, and otherwise sleeps until its latch is set. Every task it could wait
+    /// for can be taken back while unstarted, so this cannot deadlock.
+    fn wait_deep<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Reclaim>) {
+        while !latch.probe() {
+            if reclaim.is_some_and(|r| r.reclaim(self)) {
+                continue;
+            }
+            if let Some(job) = self.take_injected() {
+                self.execute(job);
+                continue;
+            }
+            let since = self.begin_idle();
+            let found = self.search_placing(latch, reclaim, true);
+            self.end_idle(since);
+            match found {
+                Found::Job(job) => self.execute(job),
+                Found::Ran => {}
+                Found::LatchSet => return,
+            }
+        }
+    }
+
+    /// The placing waiters' search: their own sources a few times, then (rather than sleep while
+    /// a task it waits for sits unstarted somewhere) take one back, then sleep. Trying to take
+    /// back only after the search gives the worker the task was placed on the first chance.
+    fn search_placing<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Reclaim>, deep: bool) -> Found {
+        let mut rounds = 0;
+        loop {
+            if latch.probe() {
+                return Found::LatchSet;
+            }
+            let own = if deep {
+                None
+            } else {
+                self.take_placed().or_else(|| self.pop_own())
+            };
+            if let Some(job) = own.or_else(|| self.take_injected()) {
+                return Found::Job(job);
+            }
+            rounds += 1;
+            if rounds < SEARCH_ROUNDS {
+                crate::sync::yield_now();
+                continue;
+            }
+            rounds = 0;
+            if reclaim.is_some_and(|r| r.reclaim(self)) {
+                return Found::Ran;
+            }
+            // The re-check also asks whether a task joined the set the waiter may take back
+            // (a scope task that spawned a sibling): its spawner notified us after adding it.
+            let slept = self.registry.sleep.sleep(self.index, || {
+                latch.probe()
+                    || self.work_visible(deep)
+                    || reclaim.is_some_and(|r| r.may_reclaim())
+            });
+            if slept {
+                bump(&self.counters().sleeps, 1);
+            }
+        }
+    }
+
+    /// Starts an idle stretch: the policy learns it, the counters time it.
+    fn begin_idle(&self) -> u64 {
+        let registry = &*self.registry;
+        let since = registry.now_ns();
+        self.counters()
+            .idle_since
+            .store(since + 1, Ordering::Relaxed);
+        let env = self.env();
+        self.machine.borrow_mut().idle(&env);
+        since
+    }
+
+    /// Ends an idle stretch (obtained work, or the waited-for frame resumes).
+    fn end_idle(&self, since: u64) {
+        let registry = &*self.registry;
+        {
+            let env = self.env();
+            self.machine.borrow_mut().busy(&env);
+        }
+        // Clear the start before adding the stretch, Release: see `Counters::snapshot`.
+        let c = self.counters();
+        c.idle_since.store(0, Ordering::Relaxed);
+        let idle = c.idle_ns.load(Ordering::Relaxed) + registry.now_ns().saturating_sub(since);
+        c.idle_ns.store(idle, Ordering::Release);
+    }
+
+    /// A task from outside the pool.
+    fn take_injected(&self) -> Option<JobRef> {
+        let job = steal_retrying(|| self.registry.injector.steal())?;
+        // SB: a worker that obtains work is a donor (this is how the root's holder joins).
+        let env = self.env();
+        self.machine.borrow_mut().busy(&env);
+        Some(job)
+    }
+
+    /// A task placed in the own inbox that stays here (sender-initiated policies).
+    fn take_placed(&self) -> Option<JobRef> {
+        let queue = &self.registry.workers[self.index].inbox;
+        while let Some(job) = steal_retrying(|| queue.steal()) {
+            if let Some(job) = self.receive(job) {
+                return Some(job);
+            }
+        }
+        None
+    }
+
+    /// One round of the policy's acquire step: requests to the victims it chooses.
+    fn acquire_round(&self) -> Acquired {
+        let registry = &*self.registry;
+        if self.mode != Mode::Stealing {
+            return Acquired::Nothing;
+        }
+        let env = self.env();
+        let mut machine = self.machine.borrow_mut();
+        let requests = machine.round_len(&env);
+        machine.begin_round(&env);
+        let mut contended = false;
+        let c = self.counters();
+        for _ in 0..requests {
+            let Some(victim) = machine.next_victim(&env) else {
+                break;
+            };
+            debug_assert!(victim != self.index && victim < registry.num_threads());
+            bump(&c.requests, 1);
+            match self.request_from(victim) {
+                Ok(job) => {
+                    bump(&c.requests_ok, 1);
+                    return Acquired::Job(job);
+                }
+                Err(true) => contended = true,
+                Err(false) => machine.request_failed(&env, victim),
+            }
+        }
+        if contended {
+            Acquired::Contended
+        } else {
+            Acquired::Nothing
+        }
+    }
+
+    /// The sleep re-check: is there anything this worker could act on? Private stacks of
+    /// other workers are not looked at: a busy worker that sees idle workers promotes work to
+    /// its public deque and wakes one (README, "Promotion").
+    fn work_visible(&self, deep: bool) -> bool {
+        let registry = &*self.registry;
+        if registry.quiescent_and_terminating()
+            || !registry.injector.is_empty()
+            || (!deep
+                && (!self.deque.is_empty()
+                    || !self.stack().is_empty()
+                    || (!BROKEN_INBOX_RECHECK && !registry.workers[self.index].inbox.is_empty())))
+        {
+            return true;
+        }
+        if self.mode != Mode::Stealing {
+            return false;
+        }
+        let worth = |w: usize| !registry.workers[w].stealer.is_empty();
+        match registry.policy.reach() {
+            Reach::All => (0..registry.num_threads()).any(|w| w != self.index && worth(w)),
+            Reach::Neighbors => registry.graph.neighbors(self.index).any(worth),
+            Reach::Nothing => false,
+        }
+    }
+}
