@@ -89,10 +89,9 @@ impl fmt::Display for BuildError {
             BuildError::ThreadName { index, reason } => {
                 write!(f, "thread_name for worker {index}: {reason}")
             }
-            BuildError::Heartbeat(d) => write!(
-                f,
-                "heartbeat {d:?} is out of range: expected 1µs to 1s"
-            ),
+            BuildError::Heartbeat(d) => {
+                write!(f, "heartbeat {d:?} is out of range: expected 1µs to 1s")
+            }
             BuildError::GlobalPoolAlreadyInitialized => {
                 f.write_str("the global thread pool has already been initialized")
             }

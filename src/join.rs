@@ -119,7 +119,10 @@ where
     }
     let mut guard = RunOnUnwind(Some(b));
     let result_a = a();
-    let b = guard.0.take().expect("b is taken only here or while unwinding");
+    let b = guard
+        .0
+        .take()
+        .expect("b is taken only here or while unwinding");
     std::mem::forget(guard);
     (result_a, b(false))
 }

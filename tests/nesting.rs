@@ -161,7 +161,10 @@ fn stats_reset_starts_the_books_afresh() {
     let total = pool.stats().total();
     // Tasks are made only for joins that do not run in place (src/worker/mod.rs): at least
     // one, at most one per join.
-    assert!(total.spawned >= 1 && total.spawned <= fib_iter(11) - 1, "{total:?}");
+    assert!(
+        total.spawned >= 1 && total.spawned <= fib_iter(11) - 1,
+        "{total:?}"
+    );
     assert_eq!(total.executed, total.spawned);
     // Idle time counts only what passed since the reset (workers were asleep across it).
     let stats = pool.stats();

@@ -4,8 +4,8 @@ mod common;
 
 use common::*;
 use hypersteal::{Policy, Topology};
-use std::time::Duration;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 #[test]
 fn acwn_never_moves_a_task_further_than_the_diameter() {

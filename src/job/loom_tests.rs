@@ -28,7 +28,7 @@ impl Job for Counted {
 
 fn thief_and_creator_race() {
     let task = Arc::new(Counted {
-        header: JobHeader::new(false),
+        header: JobHeader::new(false, false),
         runs: AtomicUsize::new(0),
     });
     // SAFETY: `Counted` is `repr(C)` with its header first, and `task` outlives every use below.

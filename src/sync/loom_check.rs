@@ -16,6 +16,9 @@ const DEFAULT_PREEMPTIONS: usize = 2;
 /// What loom reports when every thread is blocked (a lost wake-up, a missed latch).
 #[allow(dead_code)] // only the `loom-broken-*` tests use it
 pub(crate) const DEADLOCK: &str = "deadlock; threads";
+/// What loom reports when a thread spins forever (waits for something no other thread will do).
+#[allow(dead_code)] // only the `loom-broken-*` tests use it
+pub(crate) const SPINS: &str = "maximum number of branches";
 /// What loom reports when two threads touch a cell without a happens-before edge.
 #[allow(dead_code)] // only the `loom-broken-*` tests use it
 pub(crate) const CAUSALITY: &str = "Causality violation";

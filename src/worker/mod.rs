@@ -93,6 +93,11 @@ pub(crate) struct WorkerThread {
     mode: Mode,
     /// Publish the private stack's length (policies that read loads).
     publish: bool,
+    /// This worker's cells in the registry (`exchange`) and the pool's idle count, cached: the
+    /// poll point of every `join` reads both. They point into `registry`, which this struct
+    /// keeps alive.
+    own_exchange: *const Exchange,
+    idle: *const AtomicUsize,
     /// Placing: join polls left until the next clock reading.
     countdown: Cell<u32>,
     /// Placing: when the heartbeat credit was last brought up to date (ns since the pool
@@ -124,7 +129,11 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
         registry.num_threads(),
         registry.seed,
     );
+    let own_exchange: *const Exchange = &registry.workers[index].exchange;
+    let idle: *const AtomicUsize = &*registry.idle;
     let worker = WorkerThread {
+        own_exchange,
+        idle,
         deque,
         stack: UnsafeCell::new(VecDeque::with_capacity(64)),
         index,
@@ -173,7 +182,8 @@ impl WorkerThread {
 
     #[inline(always)]
     fn exchange(&self) -> &Exchange {
-        &self.registry.workers[self.index].exchange
+        // SAFETY: points into `self.registry`, which lives as long as `self`.
+        unsafe { &*self.own_exchange }
     }
 
     /// What this worker's policy machine sees.
@@ -238,7 +248,7 @@ impl WorkerThread {
     /// Some worker is idle (receiver-initiated policies' demand signal).
     #[inline(always)]
     fn demand(&self) -> bool {
-        self.registry.idle.load(Ordering::Relaxed) != 0
+        self.idle_count().load(Ordering::Relaxed) != 0
     }
 
     /// A coarse poll point (a spawn, a task start, a loop chunk): answer, promote or place.
@@ -396,10 +406,15 @@ impl WorkerThread {
     }
 
     /// The idle count, for the exchange's blocking and unblocking.
+    #[inline(always)]
     fn idle_count(&self) -> &AtomicUsize {
-        &self.registry.idle
+        // SAFETY: points into `self.registry`, which lives as long as `self`.
+        unsafe { &*self.idle }
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_tests;
 
 /// Runs `op` on a worker: the current one, or one of the global pool.
 #[inline]

@@ -5,9 +5,9 @@
 
 use super::WorkerThread;
 use crate::job::{JobRef, Ticket};
-use crate::stats::bump;
 use crate::policy::machine::{Env, LoadView};
 use crate::registry::Registry;
+use crate::stats::bump;
 use crate::sync::Ordering;
 
 /// Decisions a worker may take in a row after a quiet stretch (see `heartbeat_cold`).

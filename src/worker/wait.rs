@@ -197,7 +197,12 @@ impl WorkerThread {
     /// The placing waiters' search: their own sources a few times, then (rather than sleep while
     /// a task it waits for sits unstarted somewhere) take one back, then sleep. Trying to take
     /// back only after the search gives the worker the task was placed on the first chance.
-    fn search_placing<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Reclaim>, deep: bool) -> Found {
+    fn search_placing<L: Probe>(
+        &self,
+        latch: &L,
+        reclaim: Option<&dyn Reclaim>,
+        deep: bool,
+    ) -> Found {
         let mut rounds = 0;
         loop {
             if latch.probe() {
@@ -223,9 +228,7 @@ impl WorkerThread {
             // The re-check also asks whether a task joined the set the waiter may take back
             // (a scope task that spawned a sibling): its spawner notified us after adding it.
             let slept = self.registry.sleep.sleep(self.index, || {
-                latch.probe()
-                    || self.work_visible(deep)
-                    || reclaim.is_some_and(|r| r.may_reclaim())
+                latch.probe() || self.work_visible(deep) || reclaim.is_some_and(|r| r.may_reclaim())
             });
             if slept {
                 bump(&self.counters().sleeps, 1);

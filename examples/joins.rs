@@ -1,0 +1,101 @@
+//! The cost of a fine-grained `join`, side by side in one process: fib(n) with a join at every
+//! call under every policy, rayon and chili, at 1 and 2 workers.
+//!
+//! ```text
+//! cargo run --release --example joins [N] [ROUNDS]
+//! ```
+//!
+//! Every contender runs once per round, rounds interleaved (so a slow stretch of the machine
+//! hits all of them alike); the table shows each contender's median over the rounds, divided by
+//! the sequential median.
+
+#[path = "common/fib.rs"]
+mod fib;
+
+use fib::{fib_hypersteal, fib_rayon, fib_seq};
+use hypersteal::{Policy, ThreadPoolBuilder};
+use std::time::{Duration, Instant};
+
+fn fib_chili(s: &mut chili::Scope<'_>, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = s.join(|s| fib_chili(s, n - 1), |s| fib_chili(s, n - 2));
+    a + b
+}
+
+type Runner = Box<dyn FnMut() -> u64>;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n: u64 = args.first().map_or(30, |s| s.parse().expect("N: a number"));
+    let rounds: usize = args
+        .get(1)
+        .map_or(15, |s| s.parse().expect("ROUNDS: a number"));
+    let expected = fib_seq(n);
+    let mut contenders: Vec<(String, Runner)> = vec![(
+        "sequential".into(),
+        Box::new(move || fib_seq(std::hint::black_box(n))),
+    )];
+    for workers in [1usize, 2] {
+        for policy in Policy::all() {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .policy(policy)
+                .build()
+                .expect("pool");
+            contenders.push((
+                format!("hypersteal {policy} P={workers}"),
+                Box::new(move || pool.install(|| fib_hypersteal(std::hint::black_box(n), 0))),
+            ));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .expect("rayon pool");
+        contenders.push((
+            format!("rayon P={workers}"),
+            Box::new(move || pool.install(|| fib_rayon(std::hint::black_box(n), 0))),
+        ));
+        let pool = chili::ThreadPool::with_config(chili::Config {
+            thread_count: std::num::NonZero::new(workers),
+            ..Default::default()
+        });
+        contenders.push((
+            format!("chili P={workers}"),
+            Box::new(move || {
+                let mut s = pool.scope();
+                fib_chili(&mut s, std::hint::black_box(n))
+            }),
+        ));
+    }
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); contenders.len()];
+    for (_, run) in contenders.iter_mut() {
+        assert_eq!(run(), expected, "warm-up");
+    }
+    for _ in 0..rounds {
+        for (i, (_, run)) in contenders.iter_mut().enumerate() {
+            let t = Instant::now();
+            let got = std::hint::black_box(run());
+            times[i].push(t.elapsed());
+            assert_eq!(got, expected);
+        }
+    }
+    let medians: Vec<f64> = times
+        .iter_mut()
+        .map(|v| {
+            v.sort();
+            v[v.len() / 2].as_secs_f64()
+        })
+        .collect();
+    println!("fib({n}), join at every call, median of {rounds} interleaved rounds");
+    println!("{:<34} {:>9} {:>8}", "contender", "ms", "× seq");
+    for (i, (name, _)) in contenders.iter().enumerate() {
+        println!(
+            "{:<34} {:>9.2} {:>8.2}",
+            name,
+            medians[i] * 1e3,
+            medians[i] / medians[0]
+        );
+    }
+}
