@@ -81,12 +81,17 @@ fn random_allocation_spreads_tasks_and_acwn_keeps_them_local() {
     let run = |policy: &str| {
         let pool = pool(policy.parse().unwrap(), Topology::Hypercube, 4);
         let grain = Duration::from_micros(200);
-        assert_eq!(pool.install(|| fib_chares(11, grain)), fib_iter(11));
+        assert_eq!(pool.install(|| fib_chares(15, grain)), fib_iter(15));
         assert_balanced(&pool, policy);
         pool.stats().total()
     };
     let random = run("random-alloc");
     let acwn = run("acwn");
+    eprintln!(
+        "locality: random-alloc {:.2}, acwn {:.2}",
+        random.locality(),
+        acwn.locality()
+    );
     let p = 4.0;
     assert!(
         (random.locality() - 1.0 / p).abs() < 0.1,

@@ -175,6 +175,7 @@ impl<C> Loop<'_, C> {
                     (start, piece)
                 };
                 let n = piece.len();
+                poll_point();
                 let t0 = Instant::now();
                 match unwind::halt_unwinding(|| self.consumer.consume(piece.into_iter())) {
                     Ok(r) => mine.push((start, r)),
@@ -219,6 +220,15 @@ impl<C> Loop<'_, C> {
             .map(|(_, r)| r)
             .reduce(|a, b| self.consumer.reduce(a, b))
             .unwrap_or_else(|| self.consumer.identity())
+    }
+}
+
+/// Every chunk of a self-scheduled loop is a poll point (`src/worker/mod.rs`): a participant that
+/// holds private tasks answers requests and promotes work between chunks.
+fn poll_point() {
+    // SAFETY: the thread-local points to this thread's live worker, or is null.
+    if let Some(w) = unsafe { WorkerThread::current().as_ref() } {
+        w.poll();
     }
 }
 

@@ -78,7 +78,7 @@ impl WorkerThread {
             // count that task at this worker: it is being decided, not waiting (as a new task
             // in the papers, decided when it is created).
             let loads = Deciding {
-                inner: &*registry,
+                inner: registry,
                 me: self.index,
             };
             let env = Env {
