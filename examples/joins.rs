@@ -7,7 +7,8 @@
 //!
 //! Every contender runs once per round, rounds interleaved (so a slow stretch of the machine
 //! hits all of them alike); the table shows each contender's median over the rounds, divided by
-//! the sequential median.
+//! the sequential median. `JOINS_ONLY=<text>` keeps only the contenders whose name contains the
+//! text (and the sequential baseline).
 
 #[path = "common/fib.rs"]
 mod fib;
@@ -68,6 +69,15 @@ fn main() {
                 fib_chili(&mut s, std::hint::black_box(n))
             }),
         ));
+    }
+    // `JOINS_ONLY=<text>` keeps the sequential baseline and the contenders whose name contains
+    // the text (for profiling one of them).
+    if let Ok(only) = std::env::var("JOINS_ONLY") {
+        let mut k = 0;
+        contenders.retain(|(name, _)| {
+            k += 1;
+            k == 1 || name.contains(&only)
+        });
     }
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); contenders.len()];
     for (_, run) in contenders.iter_mut() {

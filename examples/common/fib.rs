@@ -12,8 +12,11 @@ pub fn fib_seq(n: u64) -> u64 {
 
 /// Fibonacci through `hypersteal::join` above `cutoff` (0: at every call).
 pub fn fib_hypersteal(n: u64, cutoff: u64) -> u64 {
-    if n < cutoff.max(2) {
+    if n < cutoff {
         return fib_seq(n);
+    }
+    if n < 2 {
+        return n;
     }
     let (a, b) = hypersteal::join(
         || fib_hypersteal(n - 1, cutoff),
@@ -24,8 +27,11 @@ pub fn fib_hypersteal(n: u64, cutoff: u64) -> u64 {
 
 /// Fibonacci through `rayon::join` above `cutoff` (0: at every call).
 pub fn fib_rayon(n: u64, cutoff: u64) -> u64 {
-    if n < cutoff.max(2) {
+    if n < cutoff {
         return fib_seq(n);
+    }
+    if n < 2 {
+        return n;
     }
     let (a, b) = rayon::join(|| fib_rayon(n - 1, cutoff), || fib_rayon(n - 2, cutoff));
     a + b

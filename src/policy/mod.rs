@@ -49,15 +49,16 @@ pub enum LoadMeasure {
 /// | `grr-m` | global round robin with a combining tree | `window` (64, at most 1024): spin iterations a request waits, in all, for partners |
 /// | `sb` | scheduler based (donor queue) | — |
 /// | `most-loaded` | ask the most loaded worker | `scope` (`neighbors` or `all`; `neighbors`), `min` (1, at least 1), `load` (`count` or `time`; `count`) |
-/// | `acwn` | adaptive contracting within neighbourhood (sender-initiated) | `low` (2), `high` (8), `interval` (16 tasks) |
-/// | `gradient` | the gradient model (sender-initiated) | `low` (1), `high` (2), `interval` (16 tasks) |
+/// | `acwn` | adaptive contracting within neighbourhood (sender-initiated) | `low` (2), `high` (8), `interval` (16 heartbeats) |
+/// | `gradient` | the gradient model (sender-initiated) | `low` (1), `high` (2), `interval` (16 heartbeats) |
 /// | `random-alloc` | randomized allocation (sender-initiated) | — |
 ///
 /// Every numeric parameter has a range ([`Policy::validate`]): `window` 0 to 1024; `min`,
 /// `high` and `interval` 1 to 1,000,000; `low` 0 to 1,000,000 and at most `high`.
 ///
 /// Sender-initiated policies in their pure form never steal: an idle worker waits until work is
-/// placed in its inbox. `interval` counts tasks the worker runs between two standing-phase steps.
+/// placed in its inbox. `interval` counts heartbeats (`ThreadPoolBuilder::heartbeat`) between two
+/// standing-phase steps.
 ///
 /// ```
 /// use hypersteal::{LoadScope, Policy};
@@ -101,7 +102,7 @@ pub enum Policy {
         low: usize,
         /// At or above this least neighbour load the neighbourhood is heavy.
         high: usize,
-        /// Tasks run between two redistribution (standing-phase) steps.
+        /// Heartbeats between two redistribution (standing-phase) steps.
         interval: u32,
     },
     /// `gradient`: abundant workers send waiting tasks towards the nearest idle worker.
@@ -110,7 +111,7 @@ pub enum Policy {
         low: usize,
         /// A worker with more waiting tasks is abundant.
         high: usize,
-        /// Tasks run between two proximity updates (and standing-phase steps).
+        /// Heartbeats between two proximity updates (and standing-phase steps).
         interval: u32,
     },
     /// `random-alloc`: every new task goes to a uniformly random worker.

@@ -7,7 +7,7 @@
 use super::WorkerThread;
 use crate::job::HeapJob;
 use crate::latch::Probe;
-use crate::sync::loom_check::{model, pool};
+use crate::sync::loom_check::{model, pool_with};
 use crate::sync::{Arc, AtomicUsize, Ordering};
 
 const PLACERS: usize = 2;
@@ -22,7 +22,9 @@ impl Probe for Delivered<'_> {
 }
 
 fn placements_into_one_worker() {
-    let pool = pool(1);
+    // A sender-initiated policy: its waits drain the inbox (with one worker nothing is placed
+    // by the pool itself, so the placers stand in for other workers).
+    let pool = pool_with(1, crate::Policy::RandomAlloc);
     let runs: Arc<Vec<AtomicUsize>> = Arc::new((0..PLACERS).map(|_| AtomicUsize::new(0)).collect());
     let seen = pool.install(|| {
         // SAFETY: inside `install`, on a worker whose `WorkerThread` outlives this job.

@@ -80,10 +80,15 @@ pub(crate) fn assert_rejected(test: &str, expected: &[&str]) {
 /// A pool for a model: `workers` threads, random polling on the complete topology, unpinned
 /// (explicit settings, so `HYPERSTEAL_*` variables cannot change the state space).
 pub(crate) fn pool(workers: usize) -> crate::ThreadPool {
+    pool_with(workers, crate::Policy::RandomPolling)
+}
+
+/// [`pool`] under another policy.
+pub(crate) fn pool_with(workers: usize, policy: crate::Policy) -> crate::ThreadPool {
     crate::ThreadPoolBuilder::new()
         .num_threads(workers)
         .topology(crate::Topology::Complete)
-        .policy(crate::Policy::RandomPolling)
+        .policy(policy)
         .pin_threads(false)
         .build()
         .expect("a loom pool")

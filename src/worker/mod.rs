@@ -91,6 +91,8 @@ pub(crate) struct WorkerThread {
     /// This worker's counters (the registry holds the other handle).
     counters: Arc<CachePadded<Counters>>,
     mode: Mode,
+    /// The policy is sender-initiated (whatever the pool's size): waits drain the inbox.
+    sender: bool,
     /// Publish the private stack's length (policies that read loads).
     publish: bool,
     /// This worker's cells in the registry (`exchange`) and the pool's idle count, cached: the
@@ -140,6 +142,7 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
         machine: RefCell::new(machine),
         counters: Arc::clone(&registry.workers[index].stats),
         mode,
+        sender: registry.policy.is_sender_initiated(),
         publish: mode != Mode::Solo && registry.policy.reads_loads(),
         countdown: Cell::new(JOIN_POLLS_PER_CLOCK),
         last_beat: Cell::new(0),

@@ -86,10 +86,15 @@ impl WorkerThread {
         let depth = self.depth.get();
         self.depth.set(depth + 1);
         let guard = unwind::AbortOnUnwind::new("a worker's wait");
-        match self.mode {
-            Mode::Solo | Mode::Stealing => self.wait_stealing(latch),
-            Mode::Placing if depth >= HELP_DEPTH => self.wait_deep(latch, reclaim),
-            Mode::Placing => self.wait_placing(latch, reclaim),
+        // A pool of one under a sender-initiated policy waits the placing way too (its inbox is
+        // real, if only the loom models place into it), and so does a waiter with tasks to take
+        // back.
+        if self.mode == Mode::Placing && depth >= HELP_DEPTH {
+            self.wait_deep(latch, reclaim);
+        } else if self.sender || reclaim.is_some() {
+            self.wait_placing(latch, reclaim);
+        } else {
+            self.wait_stealing(latch);
         }
         guard.disarm();
         self.depth.set(depth);
