@@ -10,9 +10,9 @@
 //! | it needs a victim | [`Machine::next_victim`] | whom to ask, or nobody |
 //! | the request failed | [`Machine::request_failed`] | (state update) |
 //! | a request reaches a busy worker | [`Machine::answer`] | give the oldest unstarted task, or reject |
-//! | a heartbeat finds a waiting task that was never decided (sender-initiated) | [`Machine::place`] with `arriving = false` | where it goes (`None`: stays) |
+//! | a new task decided at once, or a heartbeat whose oldest waiting task was never decided (sender-initiated) | [`Machine::place`] with `arriving = false` | where it goes (`None`: stays) |
 //! | a placed task arrives | [`Machine::place`] with `arriving = true` | forward it, or keep it |
-//! | a heartbeat finds only decided tasks waiting | [`Machine::tick`] | where the oldest waiting task goes (standing phase) |
+//! | a heartbeat whose oldest waiting task was decided (or none waits) | [`Machine::tick`] | where the oldest waiting task goes (standing phase) |
 //! | the worker runs out of work / obtains work | [`Machine::idle`], [`Machine::busy`] | (state update) |
 //!
 //! The runtime (`src/worker/`) and the simulator (the `hypersteal-sim` crate) are two
@@ -185,9 +185,10 @@ pub trait Machine: Send + fmt::Debug {
         None
     }
 
-    /// A heartbeat with no undecided task: the standing phase. `oldest_hops` is the hop count of
-    /// the oldest waiting task, if any; the answer is where that task goes. The machine counts
-    /// its own interval between standing steps.
+    /// A heartbeat whose oldest waiting task was already decided (or with none waiting): the
+    /// standing phase. `oldest_hops` is the hop count of the oldest waiting task, if any; the
+    /// answer is where that task goes. The machine counts its own interval between standing
+    /// steps, in calls of this hook.
     fn tick(&mut self, _env: &Env<'_>, _oldest_hops: Option<u32>) -> Option<usize> {
         None
     }
