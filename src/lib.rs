@@ -44,7 +44,7 @@
 //! `docs/choosing.md` explains how to pick a policy and a topology; `docs/design.md` the worker
 //! loop, the sleep protocol and how each policy maps the papers' messages onto shared memory;
 //! `docs/stats.md` how to read [`PoolStats`]; `docs/simulator.md` how the policies scale to
-//! 1024 processors in the [`sim`] module's simulator. The environment variables
+//! 1024 processors in the simulator (the `hypersteal-sim` crate). The environment variables
 //! `HYPERSTEAL_NUM_THREADS`, `HYPERSTEAL_POLICY`, `HYPERSTEAL_TOPOLOGY` and `HYPERSTEAL_PIN` set
 //! the defaults of every builder (and so of the global pool).
 
@@ -62,8 +62,6 @@ mod pool;
 pub mod prelude;
 mod registry;
 mod scope;
-#[cfg(not(loom))]
-pub mod sim;
 mod sleep;
 mod spawn;
 mod stats;

@@ -10,9 +10,9 @@
 //! | it needs a victim | [`Machine::next_victim`] | whom to ask, or nobody |
 //! | the request failed | [`Machine::request_failed`] | (state update) |
 //! | a request reaches a busy worker | [`Machine::answer`] | give the oldest unstarted task, or reject |
-//! | a heartbeat finds a waiting task that was never decided (sender-initiated) | [`Machine::place`] with `arriving = false` | where it goes (`None`: stays) |
+//! | a new task decided at once, or a heartbeat whose oldest waiting task was never decided (sender-initiated) | [`Machine::place`] with `arriving = false` | where it goes (`None`: stays) |
 //! | a placed task arrives | [`Machine::place`] with `arriving = true` | forward it, or keep it |
-//! | a heartbeat finds only decided tasks waiting | [`Machine::tick`] | where the oldest waiting task goes (standing phase) |
+//! | a heartbeat whose oldest waiting task was decided (or none waits) | [`Machine::tick`] | where the oldest waiting task goes (standing phase) |
 //! | the worker runs out of work / obtains work | [`Machine::idle`], [`Machine::busy`] | (state update) |
 //!
 //! The runtime (`src/worker/`) and the simulator (the `hypersteal-sim` crate) are two
@@ -20,8 +20,16 @@
 //! looks at which policy it runs. Adding a policy means one file implementing [`Machine`] and a
 //! line in [`machine_for`].
 
+use super::acwn::Acwn;
+use super::arr::AsyncRoundRobin;
 use super::combining::CombiningTree;
-use super::receiver::DonorQueue;
+use super::gradient::Gradient;
+use super::grr::GlobalRoundRobin;
+use super::most_loaded::MostLoaded;
+use super::nn::NearestNeighbor;
+use super::random_alloc::RandomAlloc;
+use super::rp::RandomPolling;
+use super::sb::{DonorQueue, SchedulerBased};
 use super::Policy;
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 use crate::topology::TopologyGraph;
@@ -177,9 +185,10 @@ pub trait Machine: Send + fmt::Debug {
         None
     }
 
-    /// A heartbeat with no undecided task: the standing phase. `oldest_hops` is the hop count of
-    /// the oldest waiting task, if any; the answer is where that task goes. The machine counts
-    /// its own interval between standing steps.
+    /// A heartbeat whose oldest waiting task was already decided (or with none waiting): the
+    /// standing phase. `oldest_hops` is the hop count of the oldest waiting task, if any; the
+    /// answer is where that task goes. The machine counts its own interval between standing
+    /// steps, in calls of this hook.
     fn tick(&mut self, _env: &Env<'_>, _oldest_hops: Option<u32>) -> Option<usize> {
         None
     }
@@ -192,6 +201,72 @@ pub trait Machine: Send + fmt::Debug {
 }
 
 /// The machine of worker `me` of `workers` under `policy`; `seed` seeds its random draws.
+///
+/// One line per policy; each machine lives in its own file of `src/policy/`.
 pub fn machine_for(policy: &Policy, me: usize, workers: usize, seed: u64) -> Box<dyn Machine> {
-    Box::new(super::legacy::Legacy::new(policy, me, workers, seed))
+    match *policy {
+        Policy::RandomPolling => Box::new(RandomPolling::new(me, seed)),
+        Policy::NearestNeighbor => Box::new(NearestNeighbor::default()),
+        Policy::AsyncRoundRobin => Box::new(AsyncRoundRobin::new(me, workers)),
+        Policy::GlobalRoundRobin => Box::new(GlobalRoundRobin::counter()),
+        Policy::GrrCombining { .. } => Box::new(GlobalRoundRobin::combining()),
+        Policy::SchedulerBased => Box::new(SchedulerBased),
+        Policy::MostLoaded {
+            scope,
+            min_load,
+            load,
+        } => Box::new(MostLoaded::new(scope, min_load, load)),
+        Policy::Acwn {
+            low,
+            high,
+            interval,
+        } => Box::new(Acwn::new(low, high, interval)),
+        Policy::Gradient {
+            low,
+            high,
+            interval,
+        } => Box::new(Gradient::new(low, high, interval)),
+        Policy::RandomAlloc => Box::new(RandomAlloc::new(me, seed)),
+    }
+}
+
+/// Helpers for the machines' unit tests.
+#[cfg(all(test, not(loom)))]
+pub(crate) mod testing {
+    use super::{machine_for, Env, LoadView, Shared};
+    use crate::policy::Policy;
+    use crate::topology::{Topology, TopologyGraph};
+
+    /// The decision environment of worker `me`.
+    pub(crate) fn env<'a>(
+        me: usize,
+        graph: &'a TopologyGraph,
+        loads: &'a dyn LoadView,
+        shared: &'a Shared,
+    ) -> Env<'a> {
+        Env {
+            me,
+            graph,
+            loads,
+            shared,
+        }
+    }
+
+    /// The first `n` victims worker `me` of `p` on `topology` asks under `policy` (seed 7),
+    /// every worker showing one waiting task.
+    pub(crate) fn draws(
+        policy: &str,
+        me: usize,
+        topology: Topology,
+        p: usize,
+        n: usize,
+    ) -> Vec<usize> {
+        let policy: Policy = policy.parse().unwrap();
+        let g = topology.graph(p);
+        let shared = Shared::new(&policy, &g);
+        let mut m = machine_for(&policy, me, p, 7);
+        let loads = vec![1; p];
+        let env = env(me, &g, &loads, &shared);
+        (0..n).map(|_| m.next_victim(&env).unwrap()).collect()
+    }
 }

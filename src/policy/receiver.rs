@@ -1,99 +1,17 @@
-//! Receiver-initiated victim choice: whom an idle worker asks next.
+//! TRANSITIONAL: the receiver-initiated victim choice as `src/registry.rs` still calls it, one
+//! `match` over the policy per decision. The same decisions, one file per policy behind the
+//! [`Machine`](super::machine::Machine) hooks, are in `rp.rs`, `nn.rs`, `arr.rs`, `grr.rs`,
+//! `sb.rs` and `most_loaded.rs`; this file goes once the worker loop drives the machines.
 //!
 //! [`Victims`] is one worker's private decision state (random generator, cursors, memory of
 //! failed requests); [`Shared`] is the pool-wide state some policies need (GRR's counter, GRR-M's
-//! combining tree, SB's donor queue). Both are pure decisions over the topology, the published
-//! loads ([`LoadView`]) and these counters: they never touch a deque themselves.
+//! combining tree, SB's donor queue).
 
 pub(crate) use super::machine::{LoadView, Shared};
+use super::rng::XorShift;
 use super::{LoadMeasure, LoadScope, Policy};
-use crate::sync::{AtomicBool, Mutex, Ordering};
+use crate::sync::Ordering;
 use crate::topology::TopologyGraph;
-use std::collections::VecDeque;
-
-/// A small, fast generator for victim draws (xorshift64*).
-#[derive(Clone, Debug)]
-pub(crate) struct XorShift(u64);
-
-impl XorShift {
-    pub(crate) fn new(seed: u64) -> Self {
-        // Spread nearby seeds apart (splitmix64 finaliser); never zero.
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        XorShift((z ^ (z >> 31)) | 1)
-    }
-
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `0..n` (`n > 0`), by multiply-shift.
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
-    }
-}
-
-/// SB's pool-wide FIFO of workers believed to have work.
-pub(crate) struct DonorQueue {
-    queue: Mutex<VecDeque<usize>>,
-    member: Vec<AtomicBool>,
-}
-
-impl DonorQueue {
-    pub(crate) fn new(workers: usize) -> Self {
-        DonorQueue {
-            queue: Mutex::new(VecDeque::with_capacity(workers)),
-            member: (0..workers).map(|_| AtomicBool::new(false)).collect(),
-        }
-    }
-
-    /// Appends `w` unless it is already a donor.
-    pub(crate) fn join(&self, w: usize) {
-        if self.member[w].load(Ordering::Relaxed) {
-            return;
-        }
-        let mut q = self.queue.lock();
-        if !self.member[w].load(Ordering::Relaxed) {
-            self.member[w].store(true, Ordering::Relaxed);
-            q.push_back(w);
-        }
-    }
-
-    /// Removes `w` (an idle worker is no donor).
-    pub(crate) fn leave(&self, w: usize) {
-        if !self.member[w].load(Ordering::Relaxed) {
-            return;
-        }
-        let mut q = self.queue.lock();
-        if self.member[w].load(Ordering::Relaxed) {
-            self.member[w].store(false, Ordering::Relaxed);
-            q.retain(|&d| d != w);
-        }
-    }
-
-    /// The next donor in FIFO round robin (it moves to the back), never `me`.
-    pub(crate) fn next(&self, me: usize) -> Option<usize> {
-        let mut q = self.queue.lock();
-        for _ in 0..q.len() {
-            let d = q.pop_front()?;
-            q.push_back(d);
-            if d != me {
-                return Some(d);
-            }
-        }
-        None
-    }
-
-    pub(crate) fn contains(&self, w: usize) -> bool {
-        self.member[w].load(Ordering::Relaxed)
-    }
-}
 
 impl Shared {
     /// The next value of the global round-robin sequence.
@@ -123,7 +41,7 @@ pub(crate) struct Victims {
 impl Victims {
     pub(crate) fn new(me: usize, workers: usize, seed: u64) -> Self {
         Victims {
-            rng: XorShift::new(seed ^ (me as u64).wrapping_mul(0x9E37_79B9)),
+            rng: XorShift::for_worker(seed, me),
             cursor: if workers > 1 { (me + 1) % workers } else { 0 },
             nn_cursor: 0,
             // Sized on first use by `most-loaded`, the only policy that needs it: P entries per
@@ -274,77 +192,74 @@ impl Victims {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::policy::machine::machine_for;
+    use crate::policy::machine::testing::env;
     use crate::Topology;
 
-    fn draws(policy: &str, me: usize, topology: Topology, p: usize, n: usize) -> Vec<usize> {
-        let policy: Policy = policy.parse().unwrap();
-        let g = topology.graph(p);
-        let shared = Shared::new(&policy, &g);
-        let mut v = Victims::new(me, p, 7);
-        let loads = vec![1; p];
-        (0..n)
-            .map(|_| v.next(&policy, me, &g, &shared, &loads).unwrap())
-            .collect()
-    }
-
+    /// The machines make exactly the decisions of [`Victims`] (while both exist): the same
+    /// rounds, victims and failure marks for the same seed, over changing loads.
     #[test]
-    fn arr_starts_after_self_and_skips_self() {
-        assert_eq!(
-            draws("arr", 2, Topology::Complete, 4, 6),
-            [3, 0, 1, 3, 0, 1]
-        );
-    }
-
-    #[test]
-    fn nn_cycles_over_neighbours_only() {
-        assert_eq!(
-            draws("nn", 0, Topology::Hypercube, 8, 6),
-            [1, 2, 4, 1, 2, 4]
-        );
-    }
-
-    #[test]
-    fn grr_follows_the_global_counter_skipping_self() {
-        assert_eq!(draws("grr", 1, Topology::Ring, 3, 4), [0, 2, 0, 2]);
-        assert_eq!(draws("grr-m", 1, Topology::Ring, 3, 4), [0, 2, 0, 2]);
-    }
-
-    #[test]
-    fn rp_never_picks_self_and_covers_everyone() {
-        let d = draws("rp", 3, Topology::Complete, 5, 400);
-        assert!(d.iter().all(|&v| v != 3 && v < 5));
-        for w in [0, 1, 2, 4] {
-            assert!(d.contains(&w));
+    fn machines_decide_as_victims_does() {
+        let policies = [
+            "rp",
+            "nn",
+            "arr",
+            "grr",
+            "grr-m:window=0",
+            "sb",
+            "most-loaded",
+            "most-loaded:scope=all,min=2",
+            "random-alloc",
+        ];
+        let topologies = [Topology::Hypercube, Topology::Mesh, Topology::Ring];
+        for name in policies {
+            let policy: Policy = name.parse().unwrap();
+            for topology in topologies {
+                for p in [1, 2, 5, 8, 13] {
+                    let g = topology.graph(p);
+                    // Each side draws from its own copy of the pool-wide state.
+                    let (old_shared, new_shared) =
+                        (Shared::new(&policy, &g), Shared::new(&policy, &g));
+                    for shared in [&old_shared, &new_shared] {
+                        if let Some(d) = &shared.donors {
+                            (0..p).step_by(2).for_each(|w| d.join(w));
+                        }
+                    }
+                    let mut draw = XorShift::new(p as u64);
+                    for me in 0..p {
+                        let mut old = Victims::new(me, p, 11);
+                        let mut new = machine_for(&policy, me, p, 11);
+                        for round in 0..6 {
+                            let loads: Vec<usize> = (0..p).map(|_| draw.below(4)).collect();
+                            let e = env(me, &g, &loads, &new_shared);
+                            let len = if policy.is_sender_initiated() || p < 2 {
+                                0
+                            } else {
+                                old.round_len(&policy, me, &g)
+                            };
+                            assert_eq!(new.round_len(&e), len, "{name} {topology} P={p}");
+                            old.begin_round();
+                            new.begin_round(&e);
+                            for _ in 0..len.max(3) {
+                                let v = old.next(&policy, me, &g, &old_shared, &loads);
+                                assert_eq!(
+                                    new.next_victim(&e),
+                                    v,
+                                    "{name} {topology} P={p} {me} {round}"
+                                );
+                                if let Some(v) = v.filter(|_| draw.below(2) == 0) {
+                                    old.failed(&policy, v);
+                                    new.request_failed(&e, v);
+                                }
+                            }
+                            if policy == Policy::RandomAlloc {
+                                let m = old.random_worker(p);
+                                assert_eq!(new.place(&e, 0, false), (m != me).then_some(m));
+                            }
+                        }
+                    }
+                }
+            }
         }
-    }
-
-    #[test]
-    fn most_loaded_picks_the_largest_and_forgets_failures_until_load_changes() {
-        let policy: Policy = "most-loaded:scope=all".parse().unwrap();
-        let g = Topology::Ring.graph(4);
-        let shared = Shared::new(&policy, &g);
-        let mut v = Victims::new(0, 4, 1);
-        let mut loads = vec![0, 3, 5, 0];
-        assert_eq!(v.next(&policy, 0, &g, &shared, &loads), Some(2));
-        v.failed(&policy, 2);
-        assert_eq!(v.next(&policy, 0, &g, &shared, &loads), Some(1));
-        loads[2] = 6;
-        assert_eq!(v.next(&policy, 0, &g, &shared, &loads), Some(2));
-        let loads = vec![0, 0, 0, 0];
-        assert_eq!(v.next(&policy, 0, &g, &shared, &loads), None);
-    }
-
-    #[test]
-    fn donor_queue_rotates_and_skips_the_asker() {
-        let d = DonorQueue::new(4);
-        d.join(2);
-        d.join(1);
-        d.join(2);
-        assert_eq!(d.next(0), Some(2));
-        assert_eq!(d.next(0), Some(1));
-        assert_eq!(d.next(2), Some(1));
-        d.leave(1);
-        assert_eq!(d.next(2), None);
-        assert!(d.contains(2) && !d.contains(1));
     }
 }

@@ -1,4 +1,4 @@
-//! `hypersteal-suite sim`: the discrete-event simulator of `hypersteal::sim` on machines larger
+//! `hypersteal-suite sim`: the discrete-event simulator (`hypersteal_sim`) on machines larger
 //! than the one at hand (`docs/simulator.md`), with table, JSON and SVG output.
 //!
 //! The library simulates and returns plain structs; this module parses the flags, provides the
@@ -6,11 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use hypersteal::sim::{
-    self, Architecture, CostModel, Idle, IsoConfig, IsoResult, SimConfig, SimResult, SplitWork,
-    TaskTree, Workload,
-};
 use hypersteal::{Policy, Topology};
+use hypersteal_sim::{
+    self as sim, Architecture, CostModel, Idle, IsoConfig, IsoResult, SimConfig, SimResult,
+    SplitWork, TaskTree, Workload,
+};
 use plotters::prelude::*;
 use serde_json::{json, Value};
 
@@ -74,6 +74,11 @@ pub struct SimArgs {
     /// stack splitting); deeper work is never split.
     #[arg(long)]
     pub cutoff_depth: Option<u32>,
+    /// Sender-initiated policies: simulated time between a processor's placement decisions
+    /// (the runtime's heartbeat). 0: every new task is decided when it is created and the
+    /// standing phase runs after every task.
+    #[arg(long, default_value_t = 0.0)]
+    pub heartbeat: f64,
     /// Output format on stdout: `table` or `json`.
     #[arg(long, default_value = "table")]
     pub format: String,
@@ -261,6 +266,9 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
         if args.cutoff_depth.is_some() {
             return Err("--cutoff-depth: the isoefficiency search grows divisible work, which has no tree to cut".into());
         }
+        if args.heartbeat != 0.0 {
+            return Err("--heartbeat: the isoefficiency search runs receiver-initiated policies only, which a heartbeat does not change".into());
+        }
         if !(args.efficiency > 0.0 && args.efficiency < 1.0) {
             return Err(format!(
                 "--efficiency {}: expected a value between 0 and 1",
@@ -284,6 +292,12 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
                 args.workload
             ));
         }
+    }
+    if !(args.heartbeat.is_finite() && args.heartbeat >= 0.0) {
+        return Err(format!(
+            "--heartbeat {}: expected a simulated time of 0 or more",
+            args.heartbeat
+        ));
     }
     plan.cost = cost_model(args, &plan.workload)?;
     plan.cost.validate()?;
@@ -322,6 +336,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
                     seed: args.seed,
                     idle,
                     cutoff_depth: args.cutoff_depth,
+                    heartbeat: args.heartbeat,
                 };
                 let r = match uts_tree {
                     Some(t) => {
@@ -334,7 +349,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
             }
         }
     }
-    let doc = json!({
+    let mut doc = json!({
         "command": "sim",
         "seed": args.seed,
         "idle": args.idle,
@@ -342,6 +357,10 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
         "cost": cost_json(&cost),
         "results": results.iter().map(result_json).collect::<Vec<_>>(),
     });
+    // Recorded only when set, so that a run without one reads as before heartbeats existed.
+    if args.heartbeat > 0.0 {
+        doc["heartbeat"] = json!(args.heartbeat);
+    }
     match args.format.as_str() {
         "json" => println!(
             "{}",

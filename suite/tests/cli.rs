@@ -173,6 +173,11 @@ fn bad_sim_flags_exit_2_before_anything_runs() {
         &["divisible work"],
     );
     assert_usage_error(&["sim", "isofoo"], &["isoefficiency"]);
+    assert_usage_error(&["sim", "--heartbeat=-1"], &["--heartbeat", "0 or more"]);
+    assert_usage_error(
+        &["sim", "isoefficiency", "--heartbeat", "5"],
+        &["receiver-initiated"],
+    );
     // A good one runs: a tree cut at depth 2, idle processors polling.
     let o = suite(&[
         "sim",
@@ -199,6 +204,24 @@ fn bad_sim_flags_exit_2_before_anything_runs() {
         rows[0]["time"], rows[0]["work"],
         "one processor does all the work"
     );
+    assert!(doc.get("heartbeat").is_none(), "recorded only when set");
+    // A sender-initiated policy with a heartbeat: the document says which.
+    let o = suite(&[
+        "sim",
+        "--policy",
+        "acwn",
+        "--procs",
+        "4",
+        "--workload",
+        "fib:16:2",
+        "--heartbeat",
+        "10",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["heartbeat"], 10.0);
 }
 
 #[test]

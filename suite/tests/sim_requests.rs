@@ -7,8 +7,8 @@
 //! above a cut-off depth, so most requests fail, and idle processors that keep asking until the
 //! search ends. `docs/simulator.md` explains what makes the difference in the model.
 
-use hypersteal::sim::{simulate_tree, CostModel, Idle, SimConfig, Workload};
 use hypersteal::{Policy, Topology};
+use hypersteal_sim::{simulate_tree, CostModel, Idle, SimConfig, Workload};
 use hypersteal_suite::sim_cmd::UtsTaskTree;
 use hypersteal_suite::workloads::uts;
 
@@ -23,6 +23,7 @@ fn requests(policy: Policy, procs: usize, seed: u64) -> u64 {
         seed,
         idle: Idle::Poll,
         cutoff_depth: Some(9),
+        heartbeat: 0.0,
     };
     let r = simulate_tree(&config, "uts:T5", &tree).expect("valid config");
     eprintln!(

@@ -1,19 +1,33 @@
-//! The discrete-event engine.
+//! The discrete-event engine: the simulator's interpreter of the policies' decisions.
 //!
 //! Each simulated worker holds at most one executing piece of work plus a LIFO deque (and, for
 //! sender-initiated policies, an inbox). Events: a piece finishes (`Done`), a divisible piece
 //! becomes too small to split (`Unsplittable`), a request reaches its victim (`Request`), a reject
-//! returns (`Retry`), work arrives (`Arrive`). Every decision about whom to ask and where to
-//! place is made by the runtime's own policy code ([`Victims`], [`Shared`], the `sender`
-//! functions) over the simulated loads.
+//! returns (`Retry`), work arrives (`Arrive`).
+//!
+//! Every decision is a hook of the worker's policy [`Machine`], raised at the events of the table
+//! in `hypersteal::policy::machine`, over the simulated loads:
+//!
+//! | engine event | hook |
+//! |---|---|
+//! | an idle receiver starts a search round / sends a request / gets a reject | `round_len` + `begin_round` / `next_victim` / `request_failed` |
+//! | a request reaches its victim | `answer` |
+//! | a task is spawned (heartbeat 0), or a heartbeat finds it the oldest waiting and undecided | `place(hops, false)` |
+//! | a placed task is taken from the inbox | `place(hops, true)` |
+//! | a task ended (heartbeat 0), or a heartbeat finds the oldest waiting task decided | `tick(oldest_hops)` |
+//! | a worker runs out of work / a thief's loot arrives (and the root, at the start) | `idle` / `busy` |
+//!
+//! The engine itself never asks which policy it runs, except for static properties: whether it
+//! is sender-initiated, its [`Reach`] and what a victim is worth asking (the sleep re-check), and
+//! the shared point a victim choice goes through ([`SharedPoint`], for its cost).
 
-use super::cost::{CostModel, Server};
-use super::queue::EventQueue;
-use super::workload::{SplitWork, TaskTree};
-use super::{SimConfig, SimResult};
-use crate::policy::receiver::{LoadView, Shared, Victims, XorShift};
-use crate::policy::{sender, Policy, Reach};
-use crate::topology::TopologyGraph;
+use crate::cost::{CostModel, Server, SharedPoint};
+use crate::queue::EventQueue;
+use crate::workload::{SplitWork, TaskTree};
+use crate::{Idle, SimConfig, SimResult};
+use hypersteal::policy::machine::{machine_for, Answer, Env, LoadView, Machine, Shared};
+use hypersteal::policy::{Policy, Reach, XorShift};
+use hypersteal::TopologyGraph;
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
@@ -28,6 +42,9 @@ struct Task<N> {
     hops: u32,
     /// Depth in the task tree (the root is 0).
     depth: u32,
+    /// Whether the allocating phase has decided where this task goes (or it may not move).
+    /// Only a heartbeat leaves a task undecided for a while.
+    decided: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +64,8 @@ struct Proc<N> {
     current: Option<(Task<N>, f64)>,
     state: State,
     version: u64,
-    ticks: u32,
+    /// When this worker's next heartbeat is due (with a heartbeat set).
+    next_beat: f64,
     round_left: usize,
     stealable: bool,
     depth: usize,
@@ -112,15 +130,18 @@ pub(crate) struct Engine<'a, T: TaskTree> {
     cost: CostModel,
     policy: Policy,
     graph: TopologyGraph,
+    /// The policy's pool-wide state.
     shared: Shared,
-    victims: Vec<Victims>,
+    /// Every worker's policy machine: all its decisions.
+    machines: Vec<Box<dyn Machine>>,
     procs: Vec<Proc<T::Node>>,
-    proximity: Vec<usize>,
     queue: EventQueue<Ev<T::Node>>,
     rng: XorShift,
     /// Workers with something a thief could take.
     stealable: usize,
     parked: Vec<usize>,
+    /// What the policy's victim choice goes through.
+    shared_point: SharedPoint,
     /// GRR's counter / SB's donor queue, at worker 0.
     point: Server,
     bus: Server,
@@ -137,6 +158,9 @@ pub(crate) struct Engine<'a, T: TaskTree> {
     poll: bool,
     /// Tasks deeper than this in the tree are never given away (Kumar's cut-off depth).
     cutoff_depth: u32,
+    /// Simulated time between two allocating or standing decisions of a worker (0: a new task
+    /// is decided when created, the standing phase runs after every task).
+    heartbeat: f64,
     /// Processors executing a piece.
     busy: usize,
     /// Work messages on their way.
@@ -170,7 +194,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     current: None,
                     state: State::Parked,
                     version: 0,
-                    ticks: 0,
+                    next_beat: 0.0,
                     round_left: 0,
                     stealable: false,
                     depth,
@@ -182,15 +206,17 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             split,
             cost: config.cost,
             policy: config.policy,
-            victims: (0..p).map(|k| Victims::new(k, p, config.seed)).collect(),
+            machines: (0..p)
+                .map(|k| machine_for(&config.policy, k, p, config.seed))
+                .collect(),
             shared,
             graph,
             procs,
-            proximity: vec![0; p],
             queue: EventQueue::new(),
             rng: XorShift::new(config.seed ^ 0x5117_5EED),
             stealable: 0,
             parked: Vec::new(),
+            shared_point: SharedPoint::of(&config.policy),
             point: Server::default(),
             bus: Server::default(),
             kids: Vec::new(),
@@ -202,7 +228,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             tasks: 0,
             max_hops: 0,
             cutoff_depth: config.cutoff_depth.unwrap_or(u32::MAX),
-            poll: config.idle == super::Idle::Poll,
+            heartbeat: config.heartbeat,
+            poll: config.idle == Idle::Poll,
             busy: 0,
             in_flight: 0,
             max_requests: u64::MAX,
@@ -211,6 +238,37 @@ impl<'a, T: TaskTree> Engine<'a, T> {
 
     fn receiver(&self) -> bool {
         !self.policy.is_sender_initiated() && self.procs.len() > 1
+    }
+
+    /// Runs one hook of worker `p`'s machine, with `p`'s view of the simulated loads at `now`.
+    fn decide<R>(
+        &mut self,
+        p: usize,
+        now: f64,
+        hook: impl FnOnce(&mut dyn Machine, &Env<'_>) -> R,
+    ) -> R {
+        let loads = View {
+            procs: &self.procs,
+            now,
+            cost: &self.cost,
+            grain: self.split.grain,
+        };
+        let env = Env {
+            me: p,
+            graph: &self.graph,
+            loads: &loads,
+            shared: &self.shared,
+        };
+        hook(self.machines[p].as_mut(), &env)
+    }
+
+    /// Worker `p` obtained work from another worker (a thief's loot arrived).
+    fn obtained(&mut self, p: usize, now: f64) {
+        self.decide(p, now, |m, env| m.busy(env));
+        if self.shared_point == SharedPoint::DonorQueue {
+            // Joining the donor queue is one more access to it.
+            self.point.access(now, self.cost.t_access);
+        }
     }
 
     /// A message of `d` hops sent at `t` arrives at the returned time (queueing on the bus).
@@ -247,16 +305,16 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             Some(t) => Work::Node(t.root()),
             None => Work::Chunk(self.split.work),
         };
-        if let Some(d) = &self.shared.donors {
-            // SB: the worker that obtains the root is the first donor.
-            d.join(0);
-        }
+        // The worker that is given the root is busy from the start (under SB: the first donor;
+        // being given the root is no access to the queue).
+        self.decide(0, 0.0, |m, env| m.busy(env));
         self.start(
             0,
             Task {
                 work: root,
                 hops: 0,
                 depth: 0,
+                decided: true,
             },
             0.0,
         );
@@ -393,18 +451,20 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                             work: Work::Node(child),
                             hops: 0,
                             depth: task.depth + 1,
+                            decided: false,
                         },
                         now,
                     );
                 }
             }
         }
-        self.tick(p, now);
+        self.beat(p, now);
         let task = match next {
             Some(n) => Some(Task {
                 work: Work::Node(n),
                 hops: 0,
                 depth: task.depth + 1,
+                decided: true,
             }),
             None => self.procs[p].deque.pop_back(),
         };
@@ -417,27 +477,20 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
     }
 
-    /// The allocating phase for a new task at `p`.
-    fn spawn(&mut self, p: usize, task: Task<T::Node>, now: f64) {
-        let target = match self.policy {
-            // Below the cut-off a task stays where it was made.
-            _ if task.depth > self.cutoff_depth => None,
-            Policy::RandomAlloc => {
-                let m = self.victims[p].random_worker(self.procs.len());
-                (m != p).then_some(m)
-            }
-            Policy::Acwn { low, high, .. } => {
-                sender::acwn_allocate(p, task.hops, &self.graph, &self.view(now), low, high)
-            }
-            _ => None,
-        };
-        match target {
-            Some(to) => self.send(p, to, task, now),
-            None => {
-                self.procs[p].deque.push_back(task);
-                self.refresh(p, now);
+    /// A new task at `p`: without a heartbeat its allocating phase runs now; with one it waits,
+    /// undecided, for `p`'s next heartbeat. Below the cut-off a task stays where it was made.
+    fn spawn(&mut self, p: usize, mut task: Task<T::Node>, now: f64) {
+        let movable = task.depth <= self.cutoff_depth;
+        if movable && self.heartbeat == 0.0 {
+            let hops = task.hops;
+            if let Some(to) = self.decide(p, now, |m, env| m.place(env, hops, false)) {
+                self.send(p, to, task, now);
+                return;
             }
         }
+        task.decided = !movable || self.heartbeat == 0.0;
+        self.procs[p].deque.push_back(task);
+        self.refresh(p, now);
     }
 
     /// Places `task` into `to`'s inbox: one more hop, one work message.
@@ -458,48 +511,51 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         );
     }
 
-    /// Every `interval` tasks: ACWN's and the gradient model's standing phase.
-    fn tick(&mut self, p: usize, now: f64) {
-        let interval = match self.policy {
-            Policy::Acwn { interval, .. } | Policy::Gradient { interval, .. } => interval,
-            _ => return,
-        };
-        self.procs[p].ticks += 1;
-        if self.procs[p].ticks < interval {
-            return;
+    /// `p`'s poll point after a task. Without a heartbeat every one is a heartbeat; with one,
+    /// the first after the heartbeat is due. A heartbeat makes one decision, on the oldest
+    /// waiting task that may move: where it goes if no decision has seen it yet (the allocating
+    /// phase), else whether the standing phase sends it away. Newer tasks wait their turn, and
+    /// the owner runs most of them itself.
+    fn beat(&mut self, p: usize, now: f64) {
+        if self.heartbeat > 0.0 {
+            if now < self.procs[p].next_beat {
+                return;
+            }
+            self.procs[p].next_beat = now + self.heartbeat;
         }
-        self.procs[p].ticks = 0;
-        let graph = &self.graph;
-        let target = match self.policy {
-            Policy::Acwn { high, .. } => sender::acwn_redistribute(p, graph, &self.view(now), high),
-            Policy::Gradient { low, high, .. } => {
-                let load = self.view(now).queued(p);
-                let pr = &self.proximity;
-                let own = sender::gradient_proximity(p, load, low, graph, |j| pr[j]);
-                self.proximity[p] = own;
-                let pr = &self.proximity;
-                sender::gradient_target(p, load, high, own, graph, |j| pr[j])
-            }
-            _ => None,
-        };
-        let Some(to) = target else { return };
         let cutoff = self.cutoff_depth;
-        if let Some(task) = self.procs[p].deque.pop_front_if(|t| t.depth <= cutoff) {
-            if (task.hops as usize) < self.graph.diameter()
-                || !matches!(self.policy, Policy::Acwn { .. })
-            {
-                self.send(p, to, task, now);
-            } else {
-                self.procs[p].deque.push_back(task);
+        let oldest = self.procs[p].deque.front().filter(|t| t.depth <= cutoff);
+        let (hops, decided) = match oldest {
+            Some(t) => (Some(t.hops), t.decided),
+            None => (None, true),
+        };
+        let to = if decided {
+            self.decide(p, now, |m, env| m.tick(env, hops))
+        } else {
+            let hops = hops.expect("an undecided task is waiting");
+            let to = self.decide(p, now, |m, env| m.place(env, hops, false));
+            if to.is_none() {
+                self.procs[p].deque[0].decided = true;
             }
+            to
+        };
+        let Some(to) = to else { return };
+        if let Some(task) = self.procs[p].deque.pop_front_if(|t| t.depth <= cutoff) {
+            self.send(p, to, task, now);
             self.refresh(p, now);
         }
     }
 
+    /// `p` has nothing to run: placed work in its inbox comes first; otherwise it is idle, and
+    /// asks for work (receiver-initiated) or waits for placed work (sender-initiated).
     fn become_idle(&mut self, p: usize, now: f64) {
+        if let Some(task) = self.take_inbox(p, now) {
+            self.start(p, task, now);
+            return;
+        }
+        self.decide(p, now, |m, env| m.idle(env));
         if self.receiver() {
-            if let Some(d) = &self.shared.donors {
-                d.leave(p);
+            if self.shared_point == SharedPoint::DonorQueue {
                 // Leaving the donor queue is one more access to it.
                 self.point.access(now, self.cost.t_access);
             }
@@ -507,17 +563,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             self.procs[p].round_left = 0;
             self.acquire(p, now);
         } else {
-            // Sender-initiated: drain the inbox, else wait for placed work.
-            if let Some(task) = self.take_inbox(p, now) {
-                self.start(p, task, now);
-                return;
-            }
             self.procs[p].state = State::Parked;
-            if let Policy::Gradient { low, .. } = self.policy {
-                if low > 0 {
-                    self.proximity[p] = 0;
-                }
-            }
         }
     }
 
@@ -552,50 +598,53 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             return;
         }
         if self.procs[p].round_left == 0 {
-            self.victims[p].begin_round();
-            self.procs[p].round_left = self.victims[p].round_len(&self.policy, p, &self.graph);
+            self.procs[p].round_left = self.decide(p, now, |m, env| {
+                m.begin_round(env);
+                m.round_len(env)
+            });
         }
-        let view = View {
-            procs: &self.procs,
-            now,
-            cost: &self.cost,
-            grain: self.split.grain,
-        };
-        let Some(victim) = self.victims[p].next(&self.policy, p, &self.graph, &self.shared, &view)
-        else {
+        let Some(victim) = self.decide(p, now, |m, env| m.next_victim(env)) else {
             self.park(p);
             return;
         };
-        self.procs[p].round_left -= 1;
+        self.procs[p].round_left = self.procs[p].round_left.saturating_sub(1);
         self.requests += 1;
         // Choosing the victim: a round trip to the shared point for GRR and SB (queueing
         // there), the combining tree's depth for GRR-M, nothing for the others.
-        let chosen = match self.policy {
-            Policy::GlobalRoundRobin | Policy::SchedulerBased => {
+        let chosen = match self.shared_point {
+            SharedPoint::Counter | SharedPoint::DonorQueue => {
                 let d0 = self.graph.distance(p, 0);
                 let there = self.msg(now, d0);
                 let served = self.point.access(there, self.cost.t_access);
                 self.msg(served, d0)
             }
-            Policy::GrrCombining { .. } => {
+            SharedPoint::CombiningTree => {
                 let levels = self.procs[p].depth as f64;
                 now + 2.0 * levels * (self.cost.t_msg(1) + self.cost.t_combine)
             }
-            _ => now,
+            SharedPoint::Nothing => now,
         };
         let d = self.graph.distance(p, victim);
         let at = self.msg(chosen, d);
         self.queue.push(at, Ev::Request { victim, thief: p });
     }
 
-    /// A request of `thief` reaches `victim`: the oldest waiting task, or a split of the
-    /// divisible piece, goes back; otherwise a reject.
+    /// A request of `thief` reaches `victim`: if the victim's machine gives, the oldest
+    /// waiting task, or a split of the divisible piece, goes back; otherwise a reject.
     fn request(&mut self, victim: usize, thief: usize, now: f64) {
         let d = self.graph.distance(victim, thief);
         let cutoff = self.cutoff_depth;
-        // The oldest waiting task is the shallowest (the deque runs from the root down).
-        let loot = if let Some(task) = self.procs[victim].deque.pop_front_if(|t| t.depth <= cutoff)
-        {
+        // What the victim could give: its waiting tasks above the cut-off (the oldest first: the
+        // deque runs from the root down), or grains of its divisible piece.
+        let waiting = {
+            let proc = &self.procs[victim];
+            let tasks = proc.deque.iter().take_while(|t| t.depth <= cutoff).count();
+            tasks + self.view(now).chunk_grains(proc)
+        };
+        let gives = self.decide(victim, now, |m, env| m.answer(env, waiting)) == Answer::Give;
+        let loot = if !gives {
+            None
+        } else if let Some(task) = self.procs[victim].deque.pop_front_if(|t| t.depth <= cutoff) {
             Some(task)
         } else if self.view(now).chunk_grains(&self.procs[victim]) > 0 {
             let (alpha_lo, alpha_hi) = (self.split.alpha_min, self.split.alpha_max);
@@ -626,6 +675,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 work: Work::Chunk(give),
                 hops: 0,
                 depth: 0,
+                decided: true,
             })
         } else {
             None
@@ -647,7 +697,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 );
             }
             None => {
-                self.victims[thief].failed(&self.policy, victim);
+                self.decide(thief, now, |m, env| m.request_failed(env, victim));
                 let at = self.msg(now, d);
                 self.queue.push(at, Ev::Retry(thief));
             }
@@ -657,30 +707,27 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     fn arrive(&mut self, to: usize, task: Task<T::Node>, placed: bool, now: f64) {
         self.in_flight -= 1;
         if !placed {
-            // A thief's loot: it runs it, and under SB becomes a donor.
-            if let Some(d) = &self.shared.donors {
-                d.join(to);
-                self.point.access(now, self.cost.t_access);
-            }
+            // A thief's loot: it runs it.
+            self.obtained(to, now);
             self.start(to, task, now);
             return;
         }
         self.procs[to].inbox.push_back(task);
         if self.procs[to].state == State::Parked {
             if let Some(task) = self.take_inbox(to, now) {
+                self.decide(to, now, |m, env| m.busy(env));
                 self.start(to, task, now);
             }
         }
     }
 
-    /// Drains `p`'s inbox as the runtime does: ACWN lets each arrival travel on downhill; the
-    /// first one that stays is returned.
+    /// Drains `p`'s inbox as the runtime does: each arrival gets the allocating phase again
+    /// (ACWN lets it travel on downhill); the first one that stays is returned.
     fn take_inbox(&mut self, p: usize, now: f64) -> Option<Task<T::Node>> {
         while let Some(task) = self.procs[p].inbox.pop_front() {
-            if let Policy::Acwn { low, high, .. } = self.policy {
-                let to =
-                    sender::acwn_allocate(p, task.hops, &self.graph, &self.view(now), low, high);
-                if let Some(to) = to {
+            if task.depth <= self.cutoff_depth {
+                let hops = task.hops;
+                if let Some(to) = self.decide(p, now, |m, env| m.place(env, hops, true)) {
                     self.send(p, to, task, now);
                     continue;
                 }

@@ -2,8 +2,8 @@
 //! bisection on `W` per `P` with Kumar's divisible work, its growth fitted on a log-log scale and
 //! compared with the paper's isoefficiency functions (seed 002 Table 1).
 
-use super::{simulate_split_capped, CostModel, Idle, SimConfig, SplitWork, Workload};
-use crate::{Policy, Topology};
+use crate::{simulate_split_capped, CostModel, Idle, SimConfig, SplitWork, Workload};
+use hypersteal::{Policy, Topology};
 use std::fmt;
 
 /// The architectures (columns) of seed 002 Table 1.
@@ -246,7 +246,7 @@ pub struct IsoResult {
 const MAX_WORK: f64 = 1e12;
 
 /// Finds, per processor count, the problem size that holds the target efficiency.
-pub fn isoefficiency(cfg: &IsoConfig) -> Result<IsoResult, super::SimError> {
+pub fn isoefficiency(cfg: &IsoConfig) -> Result<IsoResult, crate::SimError> {
     let mut cost = cfg.cost;
     if cfg.arch == Architecture::Workstations && cost.t_bus == 0.0 {
         cost.t_bus = cost.msg_base / 4.0;
@@ -254,7 +254,7 @@ pub fn isoefficiency(cfg: &IsoConfig) -> Result<IsoResult, super::SimError> {
     let mut points = Vec::new();
     for &p in &cfg.procs {
         let mut runs = 0;
-        let mut eff = |w: f64| -> Result<f64, super::SimError> {
+        let mut eff = |w: f64| -> Result<f64, crate::SimError> {
             runs += 1;
             let config = SimConfig {
                 policy: cfg.policy,
@@ -268,6 +268,8 @@ pub fn isoefficiency(cfg: &IsoConfig) -> Result<IsoResult, super::SimError> {
                 seed: cfg.seed,
                 idle: cfg.idle,
                 cutoff_depth: None,
+                // Divisible work runs receiver-initiated policies only: no heartbeat to set.
+                heartbeat: 0.0,
             };
             let split = SplitWork {
                 work: w,

@@ -1,6 +1,7 @@
 //! The simulator's must-holds (issue 7).
 
 use super::*;
+use hypersteal::{LoadMeasure, LoadScope};
 
 fn cfg(policy: &str, topology: Topology, procs: usize, workload: &str) -> SimConfig {
     SimConfig {
@@ -12,6 +13,7 @@ fn cfg(policy: &str, topology: Topology, procs: usize, workload: &str) -> SimCon
         seed: 7,
         idle: Idle::Park,
         cutoff_depth: None,
+        heartbeat: 0.0,
     }
 }
 
@@ -203,4 +205,101 @@ fn isoefficiency_search_brackets_the_target() {
     let e = r.exponent.unwrap();
     assert!(e > 0.9 && e < 2.5, "{e}");
     assert!(r.paper_exponent.unwrap() > 1.0);
+}
+
+/// Fault 6 of issue 11: a hand-built policy out of range is refused as the parser refuses it.
+#[test]
+fn hand_built_policies_are_validated() {
+    let bad = [
+        (
+            Policy::MostLoaded {
+                scope: LoadScope::All,
+                min_load: 0,
+                load: LoadMeasure::Count,
+            },
+            "min=0",
+        ),
+        (
+            Policy::Acwn {
+                low: 9,
+                high: 1,
+                interval: 16,
+            },
+            "low=9 is above high=1",
+        ),
+        (
+            Policy::Acwn {
+                low: 1,
+                high: 2,
+                interval: 0,
+            },
+            "interval=0",
+        ),
+        (
+            Policy::Gradient {
+                low: 0,
+                high: 0,
+                interval: 4,
+            },
+            "high=0",
+        ),
+        (Policy::GrrCombining { window: 1_000_000 }, "window=1000000"),
+    ];
+    for (policy, says) in bad {
+        let mut c = cfg("rp", Topology::Hypercube, 8, "fib:12");
+        c.policy = policy;
+        let s = simulate(&c).unwrap_err().to_string();
+        assert!(s.contains(says), "{policy:?}: {s}");
+        assert_eq!(s, policy.validate().unwrap_err().to_string());
+    }
+}
+
+#[test]
+fn a_heartbeat_must_be_a_time() {
+    for h in [-1.0, f64::NAN, f64::INFINITY] {
+        let mut c = cfg("acwn", Topology::Hypercube, 8, "fib:12");
+        c.heartbeat = h;
+        let s = simulate(&c).unwrap_err().to_string();
+        assert!(s.contains("heartbeat"), "{h}: {s}");
+    }
+}
+
+#[test]
+fn a_heartbeat_limits_placement_to_one_decision_per_beat() {
+    for p in ["random-alloc", "acwn", "gradient"] {
+        let run = |heartbeat: f64| {
+            let mut c = cfg(p, Topology::Hypercube, 16, "fib:22:4");
+            c.heartbeat = heartbeat;
+            simulate(&c).unwrap()
+        };
+        let (every, beat) = (run(0.0), run(50.0));
+        eprintln!(
+            "{p}: heartbeat 0: {} transfers, time {:.0}; heartbeat 50: {} transfers, time {:.0}",
+            every.transfers, every.time, beat.transfers, beat.time
+        );
+        assert_eq!(beat, run(50.0), "{p}: deterministic");
+        assert_eq!((beat.work, beat.tasks), (every.work, every.tasks), "{p}");
+        assert!(beat.transfers > 0, "{p}: {beat:?}");
+        assert!(beat.transfers < every.transfers, "{p}: {beat:?} {every:?}");
+        if p == "random-alloc" {
+            // Its arrivals stay, so every transfer is one heartbeat's decision.
+            let beats = 16.0 * (beat.time / 50.0 + 1.0);
+            assert!((beat.transfers as f64) <= beats, "{p}: {beat:?}");
+        }
+        // One processor runs everything, heartbeat or not.
+        let mut c = cfg(p, Topology::Hypercube, 1, "fib:22:4");
+        c.heartbeat = 50.0;
+        let one = simulate(&c).unwrap();
+        assert_eq!((one.time, one.transfers), (one.work, 0), "{p}");
+    }
+}
+
+#[test]
+fn a_heartbeat_changes_nothing_for_receiver_initiated_policies() {
+    for p in ["rp", "nn", "grr-m", "sb", "most-loaded"] {
+        let mut c = cfg(p, Topology::Mesh, 16, "fib:20:4");
+        let every = simulate(&c).unwrap();
+        c.heartbeat = 25.0;
+        assert_eq!(simulate(&c).unwrap(), every, "{p}");
+    }
 }

@@ -1,17 +1,19 @@
-//! A deterministic discrete-event simulator of the scheduling policies on machines larger than
-//! the one at hand (up to [`MAX_WORKERS`] simulated processors).
+//! A deterministic discrete-event simulator of hypersteal's scheduling policies on machines
+//! larger than the one at hand (up to [`MAX_WORKERS`] simulated processors).
 //!
 //! The simulator replays the papers' setting: `P` processors on a virtual topology, one piece of
 //! work executing per processor, requests and work messages whose cost grows with the topology
-//! distance ([`CostModel`]), and serialising shared points (GRR's counter, SB's donor queue). The
-//! decisions — whom an idle processor asks, where a new task is placed, what ACWN and the gradient
-//! model move — are made by the **same code the runtime uses**, called with simulated loads, so
-//! the simulator cannot drift from the runtime. `docs/simulator.md` describes the model and the
-//! reproduced tables.
+//! distance ([`CostModel`]), and serialising shared points (GRR's counter, SB's donor queue). It
+//! is the runtime's second interpreter of the policies: every decision — whom an idle processor
+//! asks, how a busy one answers, where a new task is placed, what ACWN and the gradient model move
+//! — is a hook of the policy's state machine ([`hypersteal::policy::machine::Machine`]), the same
+//! machines the runtime's workers drive, called with the simulated loads at the same events. The
+//! engine adds only time: when things happen and what they cost. `docs/simulator.md` describes
+//! the model and the reproduced tables.
 //!
 //! ```
-//! use hypersteal::sim::{simulate, CostModel, Idle, SimConfig, Workload};
 //! use hypersteal::{Policy, Topology};
+//! use hypersteal_sim::{simulate, CostModel, Idle, SimConfig, Workload};
 //!
 //! let config = SimConfig {
 //!     policy: Policy::RandomPolling,
@@ -22,11 +24,14 @@
 //!     seed: 1,
 //!     idle: Idle::Park,
 //!     cutoff_depth: None,
+//!     heartbeat: 0.0,
 //! };
 //! let r = simulate(&config).unwrap();
 //! assert!(r.efficiency > 0.5 && r.efficiency <= 1.0);
 //! assert_eq!(r, simulate(&config).unwrap()); // deterministic
 //! ```
+
+#![deny(missing_docs)]
 
 mod cost;
 mod engine;
@@ -48,7 +53,7 @@ pub use workload::{
     fib_calls, tree_size, FibTree, QueensNode, QueensTree, SplitWork, TaskTree, Workload,
 };
 
-use crate::{Policy, Topology, MAX_WORKERS};
+use hypersteal::{Policy, Topology, MAX_WORKERS};
 use std::fmt;
 
 /// One simulation: a policy on a topology of `procs` processors running a workload.
@@ -74,6 +79,17 @@ pub struct SimConfig {
     /// sender-initiated policies keep deeper tasks where they were made. `None`: any task may
     /// go. Divisible work rejects it (its cut-off is the grain).
     pub cutoff_depth: Option<u32>,
+    /// How often, in simulated time, a sender-initiated processor decides where a waiting task
+    /// goes, as the runtime does at most once per heartbeat. A heartbeat falls at the end of the
+    /// first task that ends at least `heartbeat` after the previous heartbeat, and makes one
+    /// decision on the oldest waiting task: the allocating phase (`Machine::place`) if no
+    /// decision has seen it yet, else the standing phase (`Machine::tick`). New tasks are not
+    /// decided when they are created; most are run by their owner before they are the oldest.
+    ///
+    /// `0` (the default of the command line): every new task is decided when it is created and
+    /// the standing phase runs after every executed task, which is what the papers' coarse tasks
+    /// amount to. Finite, at least 0; receiver-initiated policies are not affected.
+    pub heartbeat: f64,
 }
 
 /// What an idle processor of a receiver-initiated policy does while nothing stealable is in
@@ -142,6 +158,12 @@ fn check(config: &SimConfig, tree: bool) -> Result<(), SimError> {
         )));
     }
     config.cost.validate().map_err(SimError)?;
+    if !(config.heartbeat.is_finite() && config.heartbeat >= 0.0) {
+        return Err(SimError(format!(
+            "heartbeat must be finite and >= 0, got {}",
+            config.heartbeat
+        )));
+    }
     // The runtime's own validation: a hand-built policy is held to the parser's ranges.
     config
         .policy

@@ -1,6 +1,6 @@
 //! Plain-text output (the suite adds JSON and SVG).
 
-use super::{IsoResult, SimResult};
+use crate::{IsoResult, SimResult};
 use std::fmt::Write;
 
 /// A fixed-width table of simulation results, one row per result.

@@ -1,0 +1,110 @@
+//! `grr` and `grr-m`, global round robin: one pool-wide counter `TARGET`; a request asks
+//! `TARGET mod P` and advances it, skipping the asker (seed 002 section 4). The two differ only
+//! in how a value of the counter is drawn: `grr` increments it directly (every request serialises
+//! on one cache line), `grr-m` through the software combining tree of [`super::combining`], which
+//! hands out the same sequence of values.
+
+use super::machine::{Env, Machine};
+use crate::sync::Ordering;
+
+/// How a worker draws the next value of the global counter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Draw {
+    /// `grr`: one `fetch_add` on the counter.
+    Counter,
+    /// `grr-m`: through the combining tree in [`super::machine::Shared`].
+    Combining,
+}
+
+/// One worker's `grr` / `grr-m` state: none of its own, only how it draws.
+#[derive(Clone, Debug)]
+pub(crate) struct GlobalRoundRobin {
+    draw: Draw,
+}
+
+impl GlobalRoundRobin {
+    /// `grr`: draws from the plain counter.
+    pub(crate) fn counter() -> Self {
+        GlobalRoundRobin {
+            draw: Draw::Counter,
+        }
+    }
+
+    /// `grr-m`: draws through the combining tree.
+    pub(crate) fn combining() -> Self {
+        GlobalRoundRobin {
+            draw: Draw::Combining,
+        }
+    }
+
+    /// The next value of the global round-robin sequence.
+    fn next_target(&self, env: &Env<'_>) -> u64 {
+        match self.draw {
+            Draw::Counter => env.shared.grr.fetch_add(1, Ordering::Relaxed),
+            Draw::Combining => env
+                .shared
+                .tree
+                .as_ref()
+                .expect("grr-m's shared state has a combining tree (Shared::new)")
+                .next(env.me),
+        }
+    }
+}
+
+impl Machine for GlobalRoundRobin {
+    /// Every request draws a value of the pool-wide counter (and under `grr-m` climbs the
+    /// combining tree), so a round is `2 ⌈log2 P⌉` requests rather than `P − 1`. An idle
+    /// worker's search before it sleeps then stays logarithmic in the pool's size (with P − 1, a
+    /// thousand idle workers kept a 2-core machine busy for seconds combining), and the sleep
+    /// re-check still looks at every deque, so visible work is never slept through.
+    fn round_len(&self, env: &Env<'_>) -> usize {
+        let p = env.graph.len();
+        let log2 = (usize::BITS - (p - 1).leading_zeros()) as usize;
+        (p - 1).min(2 * log2)
+    }
+
+    fn next_victim(&mut self, env: &Env<'_>) -> Option<usize> {
+        let p = env.graph.len();
+        if p < 2 {
+            return None;
+        }
+        loop {
+            let victim = (self.next_target(env) % p as u64) as usize;
+            if victim != env.me {
+                return Some(victim);
+            }
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use crate::policy::machine::testing::{draws, env};
+    use crate::policy::machine::{machine_for, Shared};
+    use crate::policy::Policy;
+    use crate::Topology;
+
+    #[test]
+    fn grr_follows_the_global_counter_skipping_self() {
+        assert_eq!(draws("grr", 1, Topology::Ring, 3, 4), [0, 2, 0, 2]);
+        assert_eq!(draws("grr-m", 1, Topology::Ring, 3, 4), [0, 2, 0, 2]);
+    }
+
+    #[test]
+    fn a_round_is_logarithmic_in_the_pool() {
+        for (p, want) in [(1, 0), (2, 1), (3, 2), (8, 6), (9, 8), (1024, 20)] {
+            for name in ["grr", "grr-m"] {
+                let policy: Policy = name.parse().unwrap();
+                let g = Topology::Hypercube.graph(p);
+                let shared = Shared::new(&policy, &g);
+                let loads = vec![0; p];
+                let m = machine_for(&policy, 0, p, 1);
+                assert_eq!(
+                    m.round_len(&env(0, &g, &loads, &shared)),
+                    want,
+                    "{name} P={p}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! `most-loaded` (seeds 001 and 004): an idle worker asks the worker with the largest published
+//! load in its scope (its neighbours, or everyone), ignoring victims below a minimum load.
+//!
+//! A request that failed leaves a mark: the victim counts as empty until its published load
+//! changes, so a stale load is not asked twice. The marks are forgotten at the start of every
+//! search round, because a reader cannot see a load that went to zero and back.
+
+use super::machine::{Env, LoadView, Machine};
+use super::{LoadMeasure, LoadScope};
+
+/// One worker's `most-loaded` state: its parameters and the marks of failed requests.
+#[derive(Clone, Debug)]
+pub(crate) struct MostLoaded {
+    scope: LoadScope,
+    min_load: usize,
+    load: LoadMeasure,
+    /// The load a victim showed when a request to it failed (`usize::MAX`: no mark). Sized on
+    /// first use: `P` entries per worker.
+    failed_at: Vec<usize>,
+    /// The load the last chosen victim showed.
+    last_seen: usize,
+}
+
+impl MostLoaded {
+    /// A machine comparing the loads of `scope`, ignoring victims below `min_load`, loads
+    /// measured by `load`.
+    pub(crate) fn new(scope: LoadScope, min_load: usize, load: LoadMeasure) -> Self {
+        MostLoaded {
+            scope,
+            min_load,
+            load,
+            failed_at: Vec::new(),
+            last_seen: 0,
+        }
+    }
+
+    /// Compares worker `w` with the best candidate so far (`(worker, weight, load)`); a
+    /// failure mark hides it until its load changes.
+    fn consider(&mut self, loads: &dyn LoadView, w: usize, best: &mut Option<(usize, f64, usize)>) {
+        let queued = loads.queued(w);
+        if self.failed_at[w] != usize::MAX {
+            if self.failed_at[w] == queued {
+                return;
+            }
+            self.failed_at[w] = usize::MAX;
+        }
+        if queued < self.min_load {
+            return;
+        }
+        let weight = match self.load {
+            LoadMeasure::Count => queued as f64,
+            LoadMeasure::Time => {
+                queued as f64 * loads.ns_per_task(w) / loads.speed(w).max(f64::MIN_POSITIVE)
+            }
+        };
+        if best.is_none_or(|(_, b, _)| weight > b) {
+            *best = Some((w, weight, queued));
+        }
+    }
+}
+
+impl Machine for MostLoaded {
+    fn round_len(&self, env: &Env<'_>) -> usize {
+        match self.scope {
+            LoadScope::Neighbors => env.graph.neighbors(env.me).len(),
+            LoadScope::All => env.graph.len() - 1,
+        }
+    }
+
+    fn begin_round(&mut self, _env: &Env<'_>) {
+        self.failed_at.fill(usize::MAX);
+    }
+
+    fn next_victim(&mut self, env: &Env<'_>) -> Option<usize> {
+        let p = env.graph.len();
+        if p < 2 {
+            return None;
+        }
+        if self.failed_at.len() != p {
+            self.failed_at = vec![usize::MAX; p];
+        }
+        let mut best = None;
+        match self.scope {
+            LoadScope::Neighbors => {
+                for w in env.graph.neighbors(env.me) {
+                    self.consider(env.loads, w, &mut best);
+                }
+            }
+            LoadScope::All => {
+                for w in (0..p).filter(|&w| w != env.me) {
+                    self.consider(env.loads, w, &mut best);
+                }
+            }
+        }
+        let (w, _, queued) = best?;
+        self.last_seen = queued;
+        Some(w)
+    }
+
+    fn request_failed(&mut self, _env: &Env<'_>, victim: usize) {
+        self.failed_at[victim] = self.last_seen;
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use crate::policy::machine::testing::env;
+    use crate::policy::machine::{machine_for, Shared};
+    use crate::policy::Policy;
+    use crate::Topology;
+
+    #[test]
+    fn most_loaded_picks_the_largest_and_forgets_failures_until_load_changes() {
+        let policy: Policy = "most-loaded:scope=all".parse().unwrap();
+        let g = Topology::Ring.graph(4);
+        let shared = Shared::new(&policy, &g);
+        let mut v = machine_for(&policy, 0, 4, 1);
+        let mut loads = vec![0, 3, 5, 0];
+        assert_eq!(v.next_victim(&env(0, &g, &loads, &shared)), Some(2));
+        v.request_failed(&env(0, &g, &loads, &shared), 2);
+        assert_eq!(v.next_victim(&env(0, &g, &loads, &shared)), Some(1));
+        loads[2] = 6;
+        assert_eq!(v.next_victim(&env(0, &g, &loads, &shared)), Some(2));
+        let loads = vec![0, 0, 0, 0];
+        assert_eq!(v.next_victim(&env(0, &g, &loads, &shared)), None);
+    }
+
+    #[test]
+    fn a_new_round_asks_a_failed_victim_again() {
+        let policy: Policy = "most-loaded:scope=all".parse().unwrap();
+        let g = Topology::Ring.graph(4);
+        let shared = Shared::new(&policy, &g);
+        let mut v = machine_for(&policy, 0, 4, 1);
+        let loads = vec![0, 0, 5, 0];
+        let e = env(0, &g, &loads, &shared);
+        assert_eq!(v.round_len(&e), 3);
+        assert_eq!(v.next_victim(&e), Some(2));
+        v.request_failed(&e, 2);
+        assert_eq!(v.next_victim(&e), None);
+        v.begin_round(&e);
+        assert_eq!(v.next_victim(&e), Some(2));
+    }
+}

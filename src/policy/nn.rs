@@ -1,0 +1,42 @@
+//! `nn`, nearest neighbour: an idle worker asks its topology neighbours in round robin, with a
+//! per-worker cursor (seed 002 section 4).
+
+use super::machine::{Env, Machine};
+
+/// One worker's `nn` state: where it is in its neighbour list.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NearestNeighbor {
+    /// Index into the neighbour list of the next victim.
+    cursor: usize,
+}
+
+impl Machine for NearestNeighbor {
+    fn round_len(&self, env: &Env<'_>) -> usize {
+        env.graph.neighbors(env.me).len()
+    }
+
+    fn next_victim(&mut self, env: &Env<'_>) -> Option<usize> {
+        let mut neighbors = env.graph.neighbors(env.me);
+        let len = neighbors.len();
+        if env.graph.len() < 2 || len == 0 {
+            return None;
+        }
+        let victim = neighbors.nth(self.cursor % len);
+        self.cursor = (self.cursor + 1) % len;
+        victim
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use crate::policy::machine::testing::draws;
+    use crate::Topology;
+
+    #[test]
+    fn nn_cycles_over_neighbours_only() {
+        assert_eq!(
+            draws("nn", 0, Topology::Hypercube, 8, 6),
+            [1, 2, 4, 1, 2, 4]
+        );
+    }
+}
