@@ -12,9 +12,9 @@
 //! |---|---|
 //! | an idle receiver starts a search round / sends a request / gets a reject | `round_len` + `begin_round` / `next_victim` / `request_failed` |
 //! | a request reaches its victim | `answer` |
-//! | a task is spawned (heartbeat 0), or a heartbeat finds it the oldest waiting and undecided | `place(hops, false)` |
+//! | a task is spawned (heartbeat 0), or a heartbeat finds it the oldest waiting task no decision has seen | `place(hops, false)` |
 //! | a placed task is taken from the inbox | `place(hops, true)` |
-//! | a task ended (heartbeat 0), or a heartbeat finds the oldest waiting task decided | `tick(oldest_hops)` |
+//! | a task ended (heartbeat 0), or every heartbeat after its allocating half | `tick(oldest_hops)` |
 //! | a worker runs out of work / a thief's loot arrives (and the root, at the start) | `idle` / `busy` |
 //!
 //! The engine itself never asks which policy it runs, except for static properties: whether it
@@ -25,7 +25,7 @@ use crate::cost::{CostModel, Server, SharedPoint};
 use crate::queue::EventQueue;
 use crate::workload::{SplitWork, TaskTree};
 use crate::{Idle, SimConfig, SimResult};
-use hypersteal::policy::machine::{machine_for, Answer, Env, LoadView, Machine, Shared};
+use hypersteal::policy::machine::{self, machine_for, Answer, Env, LoadView, Machine, Shared};
 use hypersteal::policy::{Policy, Reach, XorShift};
 use hypersteal::TopologyGraph;
 use std::collections::VecDeque;
@@ -512,10 +512,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     }
 
     /// `p`'s poll point after a task. Without a heartbeat every one is a heartbeat; with one,
-    /// the first after the heartbeat is due. A heartbeat makes one decision, on the oldest
-    /// waiting task that may move: where it goes if no decision has seen it yet (the allocating
-    /// phase), else whether the standing phase sends it away. Newer tasks wait their turn, and
-    /// the owner runs most of them itself.
+    /// the first after the heartbeat is due. A heartbeat runs the allocating phase on the oldest
+    /// waiting task no decision has seen (that may move), then the standing phase on the oldest
+    /// waiting task (`policy::machine::allocating_beat`, `standing_beat`).
     fn beat(&mut self, p: usize, now: f64) {
         if self.heartbeat > 0.0 {
             if now < self.procs[p].next_beat {
@@ -523,22 +522,33 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             }
             self.procs[p].next_beat = now + self.heartbeat;
         }
+        // The rule the runtime follows too: the allocating phase for the oldest task no
+        // decision has seen, then the standing phase for the oldest waiting task.
         let cutoff = self.cutoff_depth;
-        let oldest = self.procs[p].deque.front().filter(|t| t.depth <= cutoff);
-        let (hops, decided) = match oldest {
-            Some(t) => (Some(t.hops), t.decided),
-            None => (None, true),
-        };
-        let to = if decided {
-            self.decide(p, now, |m, env| m.tick(env, hops))
-        } else {
-            let hops = hops.expect("an undecided task is waiting");
-            let to = self.decide(p, now, |m, env| m.place(env, hops, false));
-            if to.is_none() {
-                self.procs[p].deque[0].decided = true;
+        let undecided = self.procs[p]
+            .deque
+            .iter()
+            .position(|t| !t.decided && t.depth <= cutoff);
+        let hops = undecided.map(|i| self.procs[p].deque[i].hops);
+        match self.decide(p, now, |m, env| machine::allocating_beat(m, env, hops)) {
+            Some(Some(to)) => {
+                let i = undecided.expect("an undecided task is waiting");
+                let task = self.procs[p].deque.remove(i).expect("it is there");
+                self.send(p, to, task, now);
+                self.refresh(p, now);
             }
-            to
-        };
+            Some(None) => {
+                let i = undecided.expect("an undecided task is waiting");
+                self.procs[p].deque[i].decided = true;
+            }
+            None => {}
+        }
+        let oldest = self.procs[p]
+            .deque
+            .front()
+            .filter(|t| t.depth <= cutoff)
+            .map(|t| t.hops);
+        let to = self.decide(p, now, |m, env| machine::standing_beat(m, env, oldest));
         let Some(to) = to else { return };
         if let Some(task) = self.procs[p].deque.pop_front_if(|t| t.depth <= cutoff) {
             self.send(p, to, task, now);

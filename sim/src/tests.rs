@@ -265,7 +265,7 @@ fn a_heartbeat_must_be_a_time() {
 }
 
 #[test]
-fn a_heartbeat_limits_placement_to_one_decision_per_beat() {
+fn a_heartbeat_limits_placement_decisions() {
     for p in ["random-alloc", "acwn", "gradient"] {
         let run = |heartbeat: f64| {
             let mut c = cfg(p, Topology::Hypercube, 16, "fib:22:4");

@@ -10,9 +10,9 @@
 //! | it needs a victim | [`Machine::next_victim`] | whom to ask, or nobody |
 //! | the request failed | [`Machine::request_failed`] | (state update) |
 //! | a request reaches a busy worker | [`Machine::answer`] | give the oldest unstarted task, or reject |
-//! | a new task decided at once, or a heartbeat whose oldest waiting task was never decided (sender-initiated) | [`Machine::place`] with `arriving = false` | where it goes (`None`: stays) |
+//! | a new task decided at once, or a heartbeat finds a waiting task no decision has seen (the oldest such; sender-initiated; [`allocating_beat`]) | [`Machine::place`] with `arriving = false` | where it goes (`None`: stays) |
 //! | a placed task arrives | [`Machine::place`] with `arriving = true` | forward it, or keep it |
-//! | a heartbeat whose oldest waiting task was decided (or none waits) | [`Machine::tick`] | where the oldest waiting task goes (standing phase) |
+//! | every heartbeat, after the allocating half ([`standing_beat`]; in the simulator without a heartbeat, after every task) | [`Machine::tick`] | where the oldest waiting task goes (standing phase) |
 //! | the worker runs out of work / obtains work | [`Machine::idle`], [`Machine::busy`] | (state update) |
 //!
 //! The runtime (`src/worker/`) and the simulator (the `hypersteal-sim` crate) are two
@@ -185,8 +185,7 @@ pub trait Machine: Send + fmt::Debug {
         None
     }
 
-    /// A heartbeat whose oldest waiting task was already decided (or with none waiting): the
-    /// standing phase. `oldest_hops` is the hop count of the oldest waiting task, if any; the
+    /// A heartbeat's standing phase (after its allocating half, see [`standing_beat`]). `oldest_hops` is the hop count of the oldest waiting task, if any; the
     /// answer is where that task goes. The machine counts its own interval between standing
     /// steps, in calls of this hook.
     fn tick(&mut self, _env: &Env<'_>, _oldest_hops: Option<u32>) -> Option<usize> {
@@ -268,5 +267,67 @@ pub(crate) mod testing {
         let loads = vec![1; p];
         let env = env(me, &g, &loads, &shared);
         (0..n).map(|_| m.next_victim(&env).unwrap()).collect()
+    }
+}
+
+/// The allocating half of a heartbeat of a sender-initiated policy; see [`standing_beat`] for
+/// the other half. A heartbeat (at most one per `heartbeat` period, at a poll point) first runs
+/// the allocating phase ([`Machine::place`], `arriving = false`) on the oldest waiting task that
+/// no decision has seen yet, whose hop count is `undecided_hops`, with loads in which that task
+/// is not counted at its creator (it is being decided, not waiting: as a new task in the papers,
+/// decided when it is created). Returns `None` when no task waits undecided, `Some(None)` when
+/// the task stays (it is *standing* from now on), `Some(Some(to))` when it goes to worker `to`.
+///
+/// Both interpreters (the runtime's worker, the simulator's engine) follow this rule, carry the
+/// decision out, and then call [`standing_beat`] with the oldest task still waiting.
+pub fn allocating_beat(
+    machine: &mut dyn Machine,
+    env: &Env<'_>,
+    undecided_hops: Option<u32>,
+) -> Option<Option<usize>> {
+    let hops = undecided_hops?;
+    let loads = Deciding {
+        inner: env.loads,
+        me: env.me,
+    };
+    let env = Env {
+        loads: &loads,
+        ..*env
+    };
+    Some(machine.place(&env, hops, false))
+}
+
+/// The standing half of a heartbeat (after [`allocating_beat`]): the standing phase
+/// ([`Machine::tick`], which counts its own `interval` of heartbeats) for the oldest waiting
+/// task, whose hop count is `oldest_hops` (`None`: nothing waits; the gradient model still
+/// recomputes its proximity). Returns where that task goes.
+pub fn standing_beat(
+    machine: &mut dyn Machine,
+    env: &Env<'_>,
+    oldest_hops: Option<u32>,
+) -> Option<usize> {
+    machine.tick(env, oldest_hops)
+}
+
+/// Loads as the allocating phase sees them: the task being decided is not counted at `me`.
+struct Deciding<'a> {
+    inner: &'a dyn LoadView,
+    me: usize,
+}
+
+impl LoadView for Deciding<'_> {
+    fn queued(&self, w: usize) -> usize {
+        let q = self.inner.queued(w);
+        if w == self.me {
+            q.saturating_sub(1)
+        } else {
+            q
+        }
+    }
+    fn ns_per_task(&self, w: usize) -> f64 {
+        self.inner.ns_per_task(w)
+    }
+    fn speed(&self, w: usize) -> f64 {
+        self.inner.speed(w)
     }
 }

@@ -21,15 +21,9 @@ pub mod machine;
 mod most_loaded;
 mod nn;
 mod random_alloc;
-// TRANSITIONAL: the pre-machine decision code, kept while `src/registry.rs` calls it; both
-// modules go once the worker loop drives the machines (the lints allow for the day it stops).
-#[allow(dead_code, unused_imports)]
-pub(crate) mod receiver;
 mod rng;
 mod rp;
 mod sb;
-#[allow(dead_code, unused_imports)]
-pub(crate) mod sender;
 
 pub use rng::XorShift;
 

@@ -106,7 +106,8 @@ pub(crate) struct WorkerThread {
     /// started), and the credit then (ns; a decision costs one heartbeat).
     last_beat: Cell<u64>,
     credit: Cell<u64>,
-    /// Placing: tasks at the front of the stack the allocating phase already kept (standing).
+    /// Placing: tasks at the front of the stack the allocating phase already decided to keep
+    /// (*standing*); the next one is the oldest undecided task.
     kept: Cell<usize>,
     /// Waits in progress on this thread's stack (see [`HELP_DEPTH`]).
     depth: Cell<u32>,

@@ -1,56 +1,23 @@
 //! The sender-initiated side: at most once per heartbeat, a poll point runs the policy's
-//! allocating phase on the oldest waiting task that was never decided, or else its standing
-//! phase on the oldest waiting task; placed tasks travel as [`Ticket`]s so their waiters can
-//! take them back (`docs/sender.md`).
+//! allocating phase for the oldest waiting task no decision has seen, then its standing phase for
+//! the oldest waiting task (`policy::machine::allocating_beat`, `standing_beat`); placed tasks
+//! travel as [`Ticket`]s so their waiters can take them back (`docs/sender.md`).
 
 use super::WorkerThread;
 use crate::job::{JobRef, Ticket};
-use crate::policy::machine::{Env, LoadView};
-use crate::registry::Registry;
+use crate::policy::machine;
 use crate::stats::bump;
 use crate::sync::Ordering;
 
-/// Decisions a worker may take in a row after a quiet stretch (see `heartbeat_cold`).
+/// Decisions a worker may take in a row after a quiet stretch (see `heartbeat`).
 const BURST: u64 = 16;
 
-/// Loads as the allocating phase sees them: the task being decided is not counted at its
-/// creator.
-struct Deciding<'a> {
-    inner: &'a Registry,
-    me: usize,
-}
-
-impl LoadView for Deciding<'_> {
-    fn queued(&self, w: usize) -> usize {
-        let q = self.inner.queued(w);
-        if w == self.me {
-            q.saturating_sub(1)
-        } else {
-            q
-        }
-    }
-    fn ns_per_task(&self, w: usize) -> f64 {
-        self.inner.ns_per_task(w)
-    }
-    fn speed(&self, w: usize) -> f64 {
-        self.inner.speed(w)
-    }
-}
-
 impl WorkerThread {
-    /// A poll point under a sender-initiated policy: act if a heartbeat has passed since the
-    /// last action and a task waits.
-    #[inline]
-    pub(super) fn heartbeat(&self) {
-        if self.stack().is_empty() {
-            return;
-        }
-        self.heartbeat_cold();
-    }
-
+    /// A poll point under a sender-initiated policy: decide if a heartbeat's worth of credit has
+    /// gathered since the last decision.
     #[cold]
     #[inline(never)]
-    fn heartbeat_cold(&self) {
+    pub(super) fn heartbeat(&self) {
         let registry = &*self.registry;
         // Under loom every poll point is a heartbeat: the models explore every decision point
         // instead of depending on the clock.
@@ -69,45 +36,34 @@ impl WorkerThread {
             }
             self.credit.set(credit - period);
         }
+        // The rule the simulator follows too (`policy::machine::allocating_beat` and
+        // `standing_beat`): the allocating phase for the oldest task no decision has seen, then
+        // the standing phase for the oldest waiting task. Decided tasks form a prefix of the
+        // stack (`kept` of them): decisions go from the front, and pops from the back shrink it.
         let stack = self.stack();
-        let kept = self.kept.get().min(stack.len());
         let env = self.env();
-        let mut machine = self.machine.borrow_mut();
-        if let Some(&job) = stack.get(kept) {
-            // The allocating phase, for the oldest task never decided. The loads it reads do not
-            // count that task at this worker: it is being decided, not waiting (as a new task
-            // in the papers, decided when it is created).
-            let loads = Deciding {
-                inner: registry,
-                me: self.index,
-            };
-            let env = Env {
-                loads: &loads,
-                ..env
-            };
-            match machine.place(&env, job.hops(), false) {
-                Some(to) => {
-                    stack.remove(kept);
-                    let len = stack.len();
-                    self.kept.set(kept);
-                    self.publish_load(len);
-                    drop(machine);
-                    self.place_out(job, to);
-                }
-                None => self.kept.set(kept + 1),
+        let kept = self.kept.get().min(stack.len());
+        let undecided = stack.get(kept).map(|job| job.hops());
+        let allocated = machine::allocating_beat(&mut **self.machine.borrow_mut(), &env, undecided);
+        match allocated {
+            Some(Some(to)) => {
+                let job = stack.remove(kept).expect("the undecided task is there");
+                self.kept.set(kept);
+                self.publish_load(stack.len());
+                self.place_out(job, to);
             }
-            return;
+            Some(None) => self.kept.set(kept + 1),
+            None => self.kept.set(kept),
         }
-        // Every waiting task was decided: the standing phase, for the oldest.
-        let oldest = stack.front().copied();
-        if let Some(to) = machine.tick(&env, oldest.map(|j| j.hops())) {
-            let Some(job) = oldest else { return };
-            stack.pop_front();
-            let len = stack.len();
-            self.kept.set(self.kept.get().saturating_sub(1).min(len));
-            self.publish_load(len);
-            drop(machine);
-            self.place_out(job, to);
+        let stack = self.stack();
+        let oldest = stack.front().map(|job| job.hops());
+        let env = self.env();
+        if let Some(to) = machine::standing_beat(&mut **self.machine.borrow_mut(), &env, oldest) {
+            if let Some(job) = stack.pop_front() {
+                self.kept.set(self.kept.get().saturating_sub(1));
+                self.publish_load(stack.len());
+                self.place_out(job, to);
+            }
         }
     }
 
