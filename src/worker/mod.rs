@@ -54,8 +54,10 @@ pub(crate) const HELP_DEPTH: u32 = 16;
 /// Fruitless search rounds (each up to one request per candidate victim) before a worker sleeps.
 pub(crate) const SEARCH_ROUNDS: u32 = 2;
 
-/// Join poll points between two clock readings of the heartbeat (sender-initiated policies).
-/// Spawns and task starts read the clock every time: they are coarse already.
+/// At most this many join poll points between two clock readings of the heartbeat
+/// (sender-initiated policies). The stride adapts so that the clock is read about twice per
+/// heartbeat: fine-grained joins read it every 64 joins, coarse ones at every join. Spawns and
+/// task starts read the clock every time: they are coarse already.
 const JOIN_POLLS_PER_CLOCK: u32 = 64;
 
 /// How a worker exposes work.
@@ -100,8 +102,11 @@ pub(crate) struct WorkerThread {
     /// keeps alive.
     own_exchange: *const Exchange,
     idle: *const AtomicUsize,
-    /// Placing: join polls left until the next clock reading.
+    /// Placing: join polls left until the next clock reading, the stride it was last set to,
+    /// and when the clock was last read at a join (ns since the pool started).
     countdown: Cell<u32>,
+    stride: Cell<u32>,
+    last_clock: Cell<u64>,
     /// Placing: when the heartbeat credit was last brought up to date (ns since the pool
     /// started), and the credit then (ns; a decision costs one heartbeat).
     last_beat: Cell<u64>,
@@ -145,7 +150,9 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
         mode,
         sender: registry.policy.is_sender_initiated(),
         publish: mode != Mode::Solo && registry.policy.reads_loads(),
-        countdown: Cell::new(JOIN_POLLS_PER_CLOCK),
+        countdown: Cell::new(0),
+        stride: Cell::new(1),
+        last_clock: Cell::new(0),
         last_beat: Cell::new(0),
         credit: Cell::new(0),
         kept: Cell::new(0),
@@ -239,8 +246,7 @@ impl WorkerThread {
             Mode::Placing => {
                 let c = self.countdown.get();
                 if c == 0 {
-                    self.countdown.set(JOIN_POLLS_PER_CLOCK);
-                    self.heartbeat();
+                    self.join_clock();
                 } else {
                     self.countdown.set(c - 1);
                 }

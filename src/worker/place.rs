@@ -3,7 +3,7 @@
 //! the oldest waiting task (`policy::machine::allocating_beat`, `standing_beat`); placed tasks
 //! travel as [`Ticket`]s so their waiters can take them back (`docs/sender.md`).
 
-use super::WorkerThread;
+use super::{WorkerThread, JOIN_POLLS_PER_CLOCK};
 use crate::job::{JobRef, Ticket};
 use crate::policy::machine;
 use crate::stats::bump;
@@ -13,6 +13,24 @@ use crate::sync::Ordering;
 const BURST: u64 = 16;
 
 impl WorkerThread {
+    /// A join poll point whose countdown ran out: adapt the stride to the joins' grain (about
+    /// two clock readings per heartbeat, at most one per [`JOIN_POLLS_PER_CLOCK`] joins), then
+    /// run the heartbeat.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn join_clock(&self) {
+        let registry = &*self.registry;
+        let now = registry.now_ns();
+        let elapsed = now.saturating_sub(self.last_clock.get()).max(1);
+        self.last_clock.set(now);
+        let per_half_beat =
+            u64::from(self.stride.get()) * (registry.heartbeat_ns / 2).max(1) / elapsed;
+        let stride = per_half_beat.clamp(1, u64::from(JOIN_POLLS_PER_CLOCK)) as u32;
+        self.stride.set(stride);
+        self.countdown.set(stride - 1);
+        self.heartbeat();
+    }
+
     /// A poll point under a sender-initiated policy: decide if a heartbeat's worth of credit has
     /// gathered since the last decision.
     #[cold]
