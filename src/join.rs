@@ -31,6 +31,27 @@ where
     RA: Send,
     RB: Send,
 {
+    // The worker is looked up here rather than through `in_worker`'s closure, so that a
+    // recursive caller passes `a` and `b` straight down (in registers when they are small).
+    let worker = WorkerThread::current();
+    // SAFETY: the thread-local points to this thread's live worker, or is null; the worker
+    // outlives every job its thread runs.
+    match unsafe { worker.as_ref() } {
+        Some(worker) => join_in_worker(worker, a, |_| b()),
+        None => join_cold(a, b),
+    }
+}
+
+/// `join` called outside any pool: it runs in the global pool and blocks.
+#[cold]
+#[inline(never)]
+fn join_cold<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
     in_worker(|worker, _| join_in_worker(worker, a, |_| b()))
 }
 
@@ -66,6 +87,28 @@ impl FnContext {
 /// assert!(a);
 /// ```
 pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let worker = WorkerThread::current();
+    // SAFETY: as in `join`.
+    match unsafe { worker.as_ref() } {
+        Some(worker) => join_in_worker(
+            worker,
+            move || a(FnContext { migrated: false }),
+            move |stolen| b(FnContext { migrated: stolen }),
+        ),
+        None => join_context_cold(a, b),
+    }
+}
+
+/// `join_context` called outside any pool: it runs in the global pool and blocks.
+#[cold]
+#[inline(never)]
+fn join_context_cold<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
     B: FnOnce(FnContext) -> RB + Send,
