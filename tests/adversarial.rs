@@ -9,8 +9,8 @@ use hypersteal::iter::Schedule;
 use hypersteal::prelude::*;
 use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder, Topology};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -472,7 +472,7 @@ fn fib_ctx(n: u64, wrong: &AtomicUsize, migrated: &AtomicUsize) -> u64 {
             if ctx.migrated() || thread::current().id() != caller {
                 wrong.fetch_add(1, Ordering::Relaxed);
             }
-            if n % 4 == 0 {
+            if n.is_multiple_of(4) {
                 spin_for(Duration::from_micros(30));
             }
             fib_ctx(n - 1, wrong, migrated)
@@ -616,66 +616,6 @@ fn blocking_a_waits_for_b_with_idle_partner_receiver_policies() {
         }
     }
 }
-
-/// Documents, per policy, whether `a` blocking on a barrier shared with `b` deadlocks. Runs
-/// each case in a child process with a short limit and prints the outcome. Nothing to assert
-/// beyond "the child either passes or hangs" (a hang here is legitimate, as in chili): a crash
-/// (signal, abort) fails the test.
-#[test]
-fn blocking_a_waits_for_b_documented() {
-    let case = std::env::var("ADV_BLOCK_CASE").ok();
-    if let Some(case) = case {
-        // Child: "policy/busy".
-        let (p, busy) = case.split_once('/').unwrap();
-        let policy: Policy = p.parse().unwrap();
-        let busy = busy == "busy";
-        let pool = pool(policy, Topology::Complete, 2);
-        pool.install(|| ());
-        thread::sleep(Duration::from_millis(30));
-        let barrier = Arc::new(Barrier::new(2));
-        let (b1, b2) = (barrier.clone(), barrier);
-        pool.install(|| {
-            if busy {
-                // Keep the other worker busy for a while, so nobody is idle at the push.
-                let go = Arc::new(AtomicBool::new(false));
-                let g = go.clone();
-                hypersteal::spawn(move || {
-                    g.store(true, Ordering::SeqCst);
-                    spin_for(Duration::from_millis(50));
-                });
-                let t = Instant::now();
-                while !go.load(Ordering::SeqCst) && t.elapsed() < Duration::from_millis(100) {
-                    std::hint::spin_loop();
-                }
-            }
-            hypersteal::join(move || b1.wait(), move || b2.wait());
-        });
-        return;
-    }
-    let name = "blocking_a_waits_for_b_documented";
-    let mut table = Vec::new();
-    for policy in Policy::all() {
-        for busy in ["idle", "busy"] {
-            let case = format!("{}/{busy}", policy.name());
-            let r = catch_unwind(AssertUnwindSafe(|| {
-                in_child(name, Duration::from_secs(3), |c| {
-                    c.env("ADV_BLOCK_CASE", &case);
-                })
-                .unwrap()
-            }));
-            let outcome = match r {
-                Ok(out) if out.code == Some(0) => "completes".to_string(),
-                Ok(out) => panic!("{case}: the child crashed: {out:?}"),
-                Err(_) => "DEADLOCKS (child killed after 3 s)".to_string(),
-            };
-            table.push(format!("{case}: {outcome}"));
-        }
-    }
-    println!("blocking a-waits-for-b outcomes:\n{}", table.join("\n"));
-}
-
-// ---------------------------------------------------------------------------------------------
-// 9. Shutdown / drop while requests are in flight.
 
 #[test]
 fn shutdown_and_drop_with_work_in_flight() {
@@ -881,7 +821,7 @@ fn chain(d: u32, hits: &AtomicUsize) {
             spin_for(Duration::from_micros(20));
             hits.fetch_add(1, Ordering::Relaxed);
             // Each `b` opens a short chain of its own, so waiters run tasks that wait.
-            if d % 3 == 0 {
+            if d.is_multiple_of(3) {
                 chain(d / 3, hits);
             }
         },
@@ -892,7 +832,13 @@ fn chain_count(d: u32) -> usize {
     if d == 0 {
         return 0;
     }
-    chain_count(d - 1) + 1 + if d % 3 == 0 { chain_count(d / 3) } else { 0 }
+    chain_count(d - 1)
+        + 1
+        + if d.is_multiple_of(3) {
+            chain_count(d / 3)
+        } else {
+            0
+        }
 }
 
 fn nested_scopes(d: u32, hits: &AtomicUsize) {

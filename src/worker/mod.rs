@@ -244,14 +244,26 @@ impl WorkerThread {
                 self.stack().len() >= PRIVATE_TASKS
             }
             Mode::Placing => {
-                let c = self.countdown.get();
-                if c == 0 {
-                    self.join_clock();
-                } else {
-                    self.countdown.set(c - 1);
+                // The poll comes after the push for a join that makes a task (`push_private`),
+                // so that its own `b` can be decided before `a` runs.
+                let in_place = self.stack().len() >= PRIVATE_TASKS;
+                if in_place {
+                    self.tick_countdown();
                 }
-                self.stack().len() >= PRIVATE_TASKS
+                in_place
             }
+        }
+    }
+
+    /// A join's poll under a sender-initiated policy: read the clock when the countdown runs
+    /// out (`place.rs`, `join_clock`).
+    #[inline(always)]
+    fn tick_countdown(&self) {
+        let c = self.countdown.get();
+        if c == 0 {
+            self.join_clock();
+        } else {
+            self.countdown.set(c - 1);
         }
     }
 
@@ -283,10 +295,12 @@ impl WorkerThread {
         stack.push_back(job);
         let len = stack.len();
         self.publish_load(len);
-        if self.mode == Mode::Stealing && self.demand() {
-            // Somebody is idle: the task just pushed may be the one to give (a `join` whose `a`
-            // has no poll points would otherwise hide it until `a` ends).
-            self.serve();
+        // The task just pushed may be the one to give: a `join` whose `a` has no poll points
+        // would otherwise hide it until `a` ends.
+        match self.mode {
+            Mode::Stealing if self.demand() => self.serve(),
+            Mode::Placing => self.tick_countdown(),
+            _ => {}
         }
     }
 
