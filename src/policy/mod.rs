@@ -63,7 +63,7 @@ pub enum LoadMeasure {
 /// | `sb` | scheduler based (donor queue) | — |
 /// | `most-loaded` | ask the most loaded worker | `scope` (`neighbors` or `all`; `neighbors`), `min` (1, at least 1), `load` (`count` or `time`; `count`) |
 /// | `acwn` | adaptive contracting within neighbourhood (sender-initiated) | `low` (2), `high` (8), `interval` (16 heartbeats) |
-/// | `gradient` | the gradient model (sender-initiated) | `low` (1), `high` (2), `interval` (16 heartbeats) |
+/// | `gradient` | the gradient model (sender-initiated) | `low` (1), `high` (2), `interval` (1 heartbeat) |
 /// | `random-alloc` | randomized allocation (sender-initiated) | — |
 ///
 /// Every numeric parameter has a range ([`Policy::validate`]): `window` 0 to 1024; `min`,
@@ -140,7 +140,7 @@ const ACWN_DEFAULT: Policy = Policy::Acwn {
 const GRADIENT_DEFAULT: Policy = Policy::Gradient {
     low: 1,
     high: 2,
-    interval: 16,
+    interval: 1,
 };
 
 impl Default for Policy {
