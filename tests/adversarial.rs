@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{assert_balanced, fib, fib_iter, in_child, pool, within};
+use common::{
+    assert_balanced, fib, fib_iter, fib_migrations, in_child, pool, schedules, spin_for, within,
+};
 use hypersteal::iter::Schedule;
 use hypersteal::prelude::*;
 use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder, Topology};
@@ -16,14 +18,6 @@ use std::time::{Duration, Instant};
 
 const WORKERS: [usize; 4] = [2, 3, 5, 16];
 const LIMIT: Duration = Duration::from_secs(120);
-
-/// Busy-waits for `d` without any poll point of the runtime.
-fn spin_for(d: Duration) {
-    let start = Instant::now();
-    while start.elapsed() < d {
-        std::hint::spin_loop();
-    }
-}
 
 fn builder(policy: Policy, workers: usize) -> ThreadPoolBuilder {
     ThreadPoolBuilder::new()
@@ -462,35 +456,6 @@ fn scope_panics_with_siblings_under_every_policy() {
 // ---------------------------------------------------------------------------------------------
 // 6. join_context: `b` migrated iff it ran on another thread; `a` never migrates in the pool.
 
-fn fib_ctx(n: u64, wrong: &AtomicUsize, migrated: &AtomicUsize) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let caller = thread::current().id();
-    let (a, b) = hypersteal::join_context(
-        |ctx| {
-            if ctx.migrated() || thread::current().id() != caller {
-                wrong.fetch_add(1, Ordering::Relaxed);
-            }
-            if n.is_multiple_of(4) {
-                spin_for(Duration::from_micros(30));
-            }
-            fib_ctx(n - 1, wrong, migrated)
-        },
-        |ctx| {
-            let moved = thread::current().id() != caller;
-            if ctx.migrated() != moved {
-                wrong.fetch_add(1, Ordering::Relaxed);
-            }
-            if moved {
-                migrated.fetch_add(1, Ordering::Relaxed);
-            }
-            fib_ctx(n - 2, wrong, migrated)
-        },
-    );
-    a + b
-}
-
 #[test]
 fn join_context_migrated_iff_other_thread() {
     within(LIMIT, "join_context", || {
@@ -499,7 +464,9 @@ fn join_context_migrated_iff_other_thread() {
                 for beat in [Duration::from_micros(1), Duration::from_secs(1)] {
                     let pool = builder(policy, workers).heartbeat(beat).build().unwrap();
                     let (wrong, migrated) = (AtomicUsize::new(0), AtomicUsize::new(0));
-                    let got = pool.install(|| fib_ctx(16, &wrong, &migrated));
+                    let got = pool.install(|| {
+                        fib_migrations(16, Duration::from_micros(30), &migrated, &wrong)
+                    });
                     assert_eq!(got, fib_iter(16));
                     assert_eq!(
                         wrong.load(Ordering::Relaxed),
@@ -515,23 +482,6 @@ fn join_context_migrated_iff_other_thread() {
 
 // ---------------------------------------------------------------------------------------------
 // 7. Parallel iterators, every schedule under every policy.
-
-fn schedules() -> Vec<Schedule> {
-    [
-        "adaptive",
-        "static",
-        "self",
-        "chunk:1",
-        "chunk:7",
-        "guided",
-        "trapezoid",
-        "factoring",
-        "weighted",
-    ]
-    .iter()
-    .map(|n| n.parse().unwrap())
-    .collect()
-}
 
 #[test]
 fn iterators_every_schedule_every_policy() {

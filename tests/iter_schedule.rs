@@ -1,32 +1,18 @@
 //! Loop schedules: parsing, the chunk plans of `docs/policies.md`, panics, weights and the
 //! imbalance report.
 
+mod common;
+
+use common::schedules;
 use hypersteal::iter::{LoopReport, Schedule};
 use hypersteal::prelude::*;
 use hypersteal::{BuildError, ThreadPoolBuilder};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-fn all() -> Vec<Schedule> {
-    [
-        "adaptive",
-        "static",
-        "self",
-        "chunk:1",
-        "chunk:64",
-        "guided",
-        "trapezoid",
-        "factoring",
-        "weighted",
-    ]
-    .iter()
-    .map(|n| n.parse().unwrap())
-    .collect()
-}
-
 #[test]
 fn names_round_trip_and_errors_list_the_valid_names() {
-    for s in all() {
+    for s in schedules() {
         assert_eq!(s.to_string().parse::<Schedule>().unwrap(), s);
     }
     assert_eq!(Schedule::default(), Schedule::Adaptive);
@@ -105,7 +91,7 @@ fn static_self_and_chunk_plans() {
 
 #[test]
 fn every_plan_sums_to_the_iteration_count() {
-    for s in all() {
+    for s in schedules() {
         for iterations in [0usize, 1, 2, 3, 7, 100, 999, 1000, 12345] {
             for workers in 1..=8 {
                 let plan = s.plan(iterations, workers);
@@ -127,7 +113,7 @@ fn a_panic_reaches_the_caller_after_the_other_pieces_stop() {
             .num_threads(workers)
             .build()
             .unwrap();
-        for s in all() {
+        for s in schedules() {
             let running = AtomicUsize::new(0);
             let done = AtomicUsize::new(0);
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -168,7 +154,7 @@ fn a_panicking_loop_over_owned_items_drops_each_item_once() {
         }
     }
     let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-    for s in all() {
+    for s in schedules() {
         DROPS.store(0, Ordering::SeqCst);
         let items: Vec<Counted> = (0..500).map(Counted).collect();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -195,7 +181,7 @@ fn the_report_names_each_worker_and_its_finish_time() {
             .num_threads(workers)
             .build()
             .unwrap();
-        for s in all() {
+        for s in schedules() {
             let report: LoopReport = pool.install(|| {
                 (0..5000u64)
                     .into_par_iter()
@@ -273,7 +259,7 @@ fn invalid_worker_speeds_are_build_errors() {
 #[test]
 fn loops_run_in_the_pool_they_are_called_in() {
     let pool = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-    for s in all() {
+    for s in schedules() {
         let outside = pool.install(|| {
             (0..1000u32)
                 .into_par_iter()

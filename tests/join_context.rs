@@ -5,36 +5,8 @@ mod common;
 use common::*;
 use hypersteal::{Policy, Topology};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::thread::{self, ThreadId};
-
-/// fib through `join_context`; every `b` checks that `migrated()` says exactly whether it runs
-/// on another thread than its `join_context` call, and counts the migrated ones.
-fn fib_checked(n: u64, migrated: &AtomicUsize, wrong: &AtomicUsize) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let caller: ThreadId = thread::current().id();
-    let (a, b) = hypersteal::join_context(
-        |ctx| {
-            // Inside the pool `a` runs on the calling worker.
-            if ctx.migrated() || thread::current().id() != caller {
-                wrong.fetch_add(1, Ordering::Relaxed);
-            }
-            fib_checked(n - 1, migrated, wrong)
-        },
-        |ctx| {
-            let moved = thread::current().id() != caller;
-            if ctx.migrated() != moved {
-                wrong.fetch_add(1, Ordering::Relaxed);
-            }
-            if moved {
-                migrated.fetch_add(1, Ordering::Relaxed);
-            }
-            fib_checked(n - 2, migrated, wrong)
-        },
-    );
-    a + b
-}
+use std::thread;
+use std::time::Duration;
 
 #[test]
 fn migrated_says_whether_a_closure_left_its_callers_thread() {
@@ -42,7 +14,7 @@ fn migrated_says_whether_a_closure_left_its_callers_thread() {
         for workers in [1, 2, 4] {
             let pool = pool(policy, Topology::Hypercube, workers);
             let (migrated, wrong) = (AtomicUsize::new(0), AtomicUsize::new(0));
-            let got = pool.install(|| fib_checked(20, &migrated, &wrong));
+            let got = pool.install(|| fib_migrations(20, Duration::ZERO, &migrated, &wrong));
             assert_eq!(got, fib_iter(20), "{policy}, {workers} workers");
             assert_eq!(
                 wrong.load(Ordering::Relaxed),

@@ -56,10 +56,7 @@ fn placements_are_received_exactly_once() {
 /// Each chare also works for `grain` (a busy wait), as the papers' chares did.
 fn fib_chares(n: u64, grain: Duration) -> u64 {
     fn chare<'s>(s: &hypersteal::Scope<'s>, n: u64, sum: &'s AtomicU64, grain: Duration) {
-        let start = std::time::Instant::now();
-        while start.elapsed() < grain {
-            std::hint::spin_loop();
-        }
+        spin_for(grain);
         if n < 2 {
             sum.fetch_add(n, Ordering::Relaxed);
         } else {

@@ -54,8 +54,6 @@ pub(crate) struct Exchange {
 // SAFETY: `slot` is written only by the victim that claimed this worker's request and read only
 // by this worker after the Release/Acquire pair on `state` (README, "No task lost or run twice").
 unsafe impl Sync for Exchange {}
-// SAFETY: as above; a `JobRef` is `Send`.
-unsafe impl Send for Exchange {}
 
 impl Exchange {
     pub(crate) fn new() -> Self {

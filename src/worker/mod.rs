@@ -57,7 +57,7 @@ pub(crate) const SEARCH_ROUNDS: u32 = 2;
 /// At most this many join poll points between two clock readings of the heartbeat
 /// (sender-initiated policies). The stride adapts so that the clock is read about twice per
 /// heartbeat: fine-grained joins read it every 64 joins, coarse ones at every join. Spawns and
-/// task starts read the clock every time: they are coarse already.
+/// task starts read the clock every time (`WorkerThread::poll`).
 const JOIN_POLLS_PER_CLOCK: u32 = 64;
 
 /// How a worker exposes work.
@@ -255,13 +255,13 @@ impl WorkerThread {
         }
     }
 
-    /// A join's poll under a sender-initiated policy: read the clock when the countdown runs
-    /// out (`place.rs`, `join_clock`).
+    /// A join's poll point under a sender-initiated policy: read the clock when the countdown
+    /// runs out (`place.rs`, `clock_poll`).
     #[inline(always)]
     fn tick_countdown(&self) {
         let c = self.countdown.get();
         if c == 0 {
-            self.join_clock();
+            self.clock_poll();
         } else {
             self.countdown.set(c - 1);
         }
@@ -283,18 +283,40 @@ impl WorkerThread {
                     self.serve();
                 }
             }
-            Mode::Placing => self.heartbeat(),
+            // Spawns and task starts come in bursts (a task spawning its children), which an
+            // adaptive stride would read as a fine grain: they read the clock every time.
+            Mode::Placing => self.heartbeat(self.registry.now_ns()),
         }
     }
 
-    /// Pushes a `join`'s `b` onto the private stack (no fence, no read-modify-write).
+    /// Counts a new task and pushes it onto the private stack.
     #[inline(always)]
-    pub(crate) fn push_private(&self, job: JobRef) {
+    fn push_stack(&self, job: JobRef) {
         bump(&self.counters().spawned, 1);
         let stack = self.stack();
         stack.push_back(job);
         let len = stack.len();
         self.publish_load(len);
+    }
+
+    /// Pops the newest private task, keeping the decided prefix (`kept`) and the published
+    /// load in step.
+    #[inline(always)]
+    fn pop_stack(&self) -> Option<JobRef> {
+        let stack = self.stack();
+        let job = stack.pop_back()?;
+        let len = stack.len();
+        if self.kept.get() > len {
+            self.kept.set(len);
+        }
+        self.publish_load(len);
+        Some(job)
+    }
+
+    /// Pushes a `join`'s `b` onto the private stack (no fence, no read-modify-write).
+    #[inline(always)]
+    pub(crate) fn push_private(&self, job: JobRef) {
+        self.push_stack(job);
         // The task just pushed may be the one to give: a `join` whose `a` has no poll points
         // would otherwise hide it until `a` ends.
         match self.mode {
@@ -307,59 +329,33 @@ impl WorkerThread {
     /// Pops the newest private task if it is `id` (a `join` taking its `b` back).
     #[inline(always)]
     pub(crate) fn pop_private_if(&self, id: *const ()) -> bool {
-        let stack = self.stack();
-        match stack.back() {
-            Some(job) if job.id() == id => {
-                stack.pop_back();
-                let len = stack.len();
-                if self.kept.get() > len {
-                    self.kept.set(len);
-                }
-                self.publish_load(len);
-                true
-            }
-            _ => false,
+        if self.stack().back().is_some_and(|job| job.id() == id) {
+            self.pop_stack();
+            true
+        } else {
+            false
         }
     }
 
     /// Pops the newest task of the own stack or public deque.
     #[inline]
     pub(crate) fn pop_own(&self) -> Option<JobRef> {
-        let stack = self.stack();
-        if let Some(job) = stack.pop_back() {
-            let len = stack.len();
-            if self.kept.get() > len {
-                self.kept.set(len);
-            }
-            self.publish_load(len);
-            return Some(job);
-        }
-        self.deque.pop()
+        self.pop_stack().or_else(|| self.deque.pop())
     }
 
     /// A spawned task: public at once under receiver-initiated policies (see the module docs),
     /// onto the private stack under sender-initiated ones (placed at a heartbeat).
     pub(crate) fn push_spawn(&self, job: JobRef) {
-        match self.mode {
-            Mode::Placing => {
-                bump(&self.counters().spawned, 1);
-                let stack = self.stack();
-                stack.push_back(job);
-                let len = stack.len();
-                self.publish_load(len);
-                self.heartbeat();
-            }
-            Mode::Solo => {
-                bump(&self.counters().spawned, 1);
-                self.deque.push(job);
-            }
-            Mode::Stealing => {
-                bump(&self.counters().spawned, 1);
-                self.deque.push(job);
+        if self.mode == Mode::Placing {
+            self.push_stack(job);
+        } else {
+            bump(&self.counters().spawned, 1);
+            self.deque.push(job);
+            if self.mode == Mode::Stealing {
                 self.registry.notify_new_job(self.index);
-                self.poll();
             }
         }
+        self.poll();
     }
 
     /// Under a sender-initiated policy, queues a task somebody will wait for (a scope's task)
@@ -460,16 +456,9 @@ impl WorkerThread {
     /// Pops the newest private task if the task `id` is still on the private stack below it
     /// (work queued above a `join`'s `b`, which runs before `b` is taken back).
     pub(crate) fn pop_private_above(&self, id: *const ()) -> Option<JobRef> {
-        let stack = self.stack();
-        if !stack.iter().rev().any(|job| job.id() == id) {
+        if !self.stack().iter().rev().any(|job| job.id() == id) {
             return None;
         }
-        let job = stack.pop_back();
-        let len = stack.len();
-        if self.kept.get() > len {
-            self.kept.set(len);
-        }
-        self.publish_load(len);
-        job
+        self.pop_stack()
     }
 }

@@ -14,28 +14,33 @@ const BURST: u64 = 16;
 
 impl WorkerThread {
     /// A join poll point whose countdown ran out: adapt the stride to the joins' grain (about
-    /// two clock readings per heartbeat, at most one per [`JOIN_POLLS_PER_CLOCK`] joins), then
-    /// run the heartbeat.
+    /// two clock readings per heartbeat, at most one per [`JOIN_POLLS_PER_CLOCK`] joins; every
+    /// join under loom, whose models explore each decision point), then run the heartbeat with
+    /// the time just read.
     #[cold]
     #[inline(never)]
-    pub(super) fn join_clock(&self) {
+    pub(super) fn clock_poll(&self) {
         let registry = &*self.registry;
         let now = registry.now_ns();
         let elapsed = now.saturating_sub(self.last_clock.get()).max(1);
         self.last_clock.set(now);
         let per_half_beat =
             u64::from(self.stride.get()) * (registry.heartbeat_ns / 2).max(1) / elapsed;
-        let stride = per_half_beat.clamp(1, u64::from(JOIN_POLLS_PER_CLOCK)) as u32;
+        let stride = if cfg!(loom) {
+            1
+        } else {
+            per_half_beat.clamp(1, u64::from(JOIN_POLLS_PER_CLOCK)) as u32
+        };
         self.stride.set(stride);
         self.countdown.set(stride - 1);
-        self.heartbeat();
+        self.heartbeat(now);
     }
 
     /// A poll point under a sender-initiated policy: decide if a heartbeat's worth of credit has
     /// gathered since the last decision.
     #[cold]
     #[inline(never)]
-    pub(super) fn heartbeat(&self) {
+    pub(super) fn heartbeat(&self, now: u64) {
         let registry = &*self.registry;
         // Under loom every poll point is a heartbeat: the models explore every decision point
         // instead of depending on the clock.
@@ -43,7 +48,6 @@ impl WorkerThread {
             // A token bucket: one decision per heartbeat on average, and up to
             // [`BURST`] in a row after a quiet stretch, so a burst of coarse spawns is decided
             // task by task as in the papers while fine-grained tasks mostly stay home.
-            let now = registry.now_ns();
             let period = registry.heartbeat_ns;
             let credit = (self.credit.get() + now.saturating_sub(self.last_beat.get()))
                 .min(period.saturating_mul(BURST));

@@ -107,19 +107,8 @@ impl WorkerThread {
                 self.execute(job);
                 continue;
             }
-            let since = self.begin_idle();
-            if self.mode == Mode::Stealing {
-                self.block_requests();
-            }
-            let found = self.search_stealing(latch);
-            if self.mode == Mode::Stealing {
-                self.unblock_requests();
-            }
-            self.end_idle(since);
-            match found {
-                Found::Job(job) => self.execute(job),
-                Found::Ran => {}
-                Found::LatchSet => return,
+            if self.idle_stretch(|| self.search_stealing(latch)) {
+                return;
             }
         }
     }
@@ -165,13 +154,8 @@ impl WorkerThread {
                 self.execute(job);
                 continue;
             }
-            let since = self.begin_idle();
-            let found = self.search_placing(latch, reclaim, false);
-            self.end_idle(since);
-            match found {
-                Found::Job(job) => self.execute(job),
-                Found::Ran => {}
-                Found::LatchSet => return,
+            if self.idle_stretch(|| self.search_placing(latch, reclaim, false)) {
+                return;
             }
         }
     }
@@ -188,13 +172,8 @@ impl WorkerThread {
                 self.execute(job);
                 continue;
             }
-            let since = self.begin_idle();
-            let found = self.search_placing(latch, reclaim, true);
-            self.end_idle(since);
-            match found {
-                Found::Job(job) => self.execute(job),
-                Found::Ran => {}
-                Found::LatchSet => return,
+            if self.idle_stretch(|| self.search_placing(latch, reclaim, true)) {
+                return;
             }
         }
     }
@@ -241,30 +220,39 @@ impl WorkerThread {
         }
     }
 
-    /// Starts an idle stretch: the policy learns it, the counters time it.
-    fn begin_idle(&self) -> u64 {
+    /// An idle stretch, the same in every mode: the policy learns that the worker is idle, the
+    /// counters time the stretch, a receiver-initiated worker blocks its request cell
+    /// (`exchange.rs`) while `search` runs, and what the search found runs afterwards. Returns
+    /// whether the latch is set.
+    fn idle_stretch(&self, search: impl FnOnce() -> Found) -> bool {
         let registry = &*self.registry;
         let since = registry.now_ns();
         self.counters()
             .idle_since
             .store(since + 1, Ordering::Relaxed);
-        let env = self.env();
-        self.machine.borrow_mut().idle(&env);
-        since
-    }
-
-    /// Ends an idle stretch (obtained work, or the waited-for frame resumes).
-    fn end_idle(&self, since: u64) {
-        let registry = &*self.registry;
-        {
-            let env = self.env();
-            self.machine.borrow_mut().busy(&env);
+        self.machine.borrow_mut().idle(&self.env());
+        let stealing = self.mode == Mode::Stealing;
+        if stealing {
+            self.block_requests();
         }
+        let found = search();
+        if stealing {
+            self.unblock_requests();
+        }
+        self.machine.borrow_mut().busy(&self.env());
         // Clear the start before adding the stretch, Release: see `Counters::snapshot`.
         let c = self.counters();
         c.idle_since.store(0, Ordering::Relaxed);
         let idle = c.idle_ns.load(Ordering::Relaxed) + registry.now_ns().saturating_sub(since);
         c.idle_ns.store(idle, Ordering::Release);
+        match found {
+            Found::Job(job) => {
+                self.execute(job);
+                false
+            }
+            Found::Ran => false,
+            Found::LatchSet => true,
+        }
     }
 
     /// A task from outside the pool.

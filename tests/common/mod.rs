@@ -235,3 +235,70 @@ pub fn quiet_within(prefix: &str, deadline: std::time::Duration) -> bool {
     }
     false
 }
+
+/// Busy-waits for `d` without any poll point of the runtime.
+pub fn spin_for(d: std::time::Duration) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < d {
+        std::hint::spin_loop();
+    }
+}
+
+/// fib through `join_context`; every `b` checks that `migrated()` says exactly whether it runs
+/// on another thread than its `join_context` call (and counts the migrated ones), every `a` that
+/// it stayed on the calling worker. `slow_a` is spun in `a` at every fourth level, to give idle
+/// workers time to take `b`.
+pub fn fib_migrations(
+    n: u64,
+    slow_a: std::time::Duration,
+    migrated: &std::sync::atomic::AtomicUsize,
+    wrong: &std::sync::atomic::AtomicUsize,
+) -> u64 {
+    use std::sync::atomic::Ordering;
+    if n < 2 {
+        return n;
+    }
+    let caller = std::thread::current().id();
+    let (a, b) = hypersteal::join_context(
+        |ctx| {
+            // Inside the pool `a` runs on the calling worker.
+            if ctx.migrated() || std::thread::current().id() != caller {
+                wrong.fetch_add(1, Ordering::Relaxed);
+            }
+            if n.is_multiple_of(4) {
+                spin_for(slow_a);
+            }
+            fib_migrations(n - 1, slow_a, migrated, wrong)
+        },
+        |ctx| {
+            let moved = std::thread::current().id() != caller;
+            if ctx.migrated() != moved {
+                wrong.fetch_add(1, Ordering::Relaxed);
+            }
+            if moved {
+                migrated.fetch_add(1, Ordering::Relaxed);
+            }
+            fib_migrations(n - 2, slow_a, migrated, wrong)
+        },
+    );
+    a + b
+}
+
+/// Every loop schedule, `chunk` with two sizes.
+pub fn schedules() -> Vec<hypersteal::iter::Schedule> {
+    [
+        "adaptive",
+        "static",
+        "self",
+        "chunk:1",
+        "chunk:7",
+        "chunk:64",
+        "guided",
+        "trapezoid",
+        "factoring",
+        "weighted",
+    ]
+    .iter()
+    .map(|n| n.parse().expect("a schedule name"))
+    .collect()
+}
