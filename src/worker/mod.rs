@@ -116,6 +116,9 @@ pub(crate) struct WorkerThread {
     kept: Cell<usize>,
     /// Waits in progress on this thread's stack (see [`HELP_DEPTH`]).
     depth: Cell<u32>,
+    /// Time spent running tasks taken back ([`WorkerThread::reclaim`]), ns: a waiter takes
+    /// them back during its idle stretch, which must not count that time as idle.
+    reclaimed_ns: Cell<u64>,
 }
 
 pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
@@ -158,6 +161,7 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
         kept: Cell::new(0),
         registry,
         depth: Cell::new(0),
+        reclaimed_ns: Cell::new(0),
     };
     WORKER_THREAD.with(|t| t.set(&worker));
     worker.wait_until(&Terminated(&worker.registry));
@@ -267,7 +271,7 @@ impl WorkerThread {
         }
     }
 
-    /// Some worker is idle (receiver-initiated policies' demand signal).
+    /// Some worker is idle: the demand signal.
     #[inline(always)]
     fn demand(&self) -> bool {
         self.idle_count().load(Ordering::Relaxed) != 0
@@ -416,8 +420,11 @@ impl WorkerThread {
                 bump(&self.counters().reclaimed, 1);
                 self.count_execution(&job);
                 let guard = unwind::AbortOnUnwind::new("a task taken back by its waiter");
+                let start = self.registry.now_ns();
                 // SAFETY: the claim makes this the only execution of the job.
                 unsafe { job.execute() };
+                let ran = self.registry.now_ns().saturating_sub(start);
+                self.reclaimed_ns.set(self.reclaimed_ns.get() + ran);
                 guard.disarm();
                 true
             }

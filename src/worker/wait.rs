@@ -7,7 +7,7 @@
 //!   sleep.
 //! - [`WorkerThread::wait_placing`] (sender-initiated): placed tasks first (a task placed here
 //!   runs here, as the policy decided), own work, the injector; before sleeping, take back an
-//!   unstarted task the waiter waits for.
+//!   unstarted task the waiter waits for, then linger awake for about a heartbeat.
 //! - [`WorkerThread::wait_deep`] (sender-initiated, past [`HELP_DEPTH`] nested waits): only
 //!   what it waits for, taken back, and work from outside the pool; its stack stops growing
 //!   (`docs/sender.md`, "Deadlock freedom").
@@ -20,6 +20,10 @@ use crate::stats::bump;
 use crate::sync::deque::Steal;
 use crate::sync::Ordering;
 use crate::unwind;
+
+/// The longest a placing waiter lingers awake, yielding, before it sleeps (ns): one heartbeat,
+/// but never more than this, so that a long heartbeat does not keep idle workers busy.
+const LINGER_MAX_NS: u64 = 100_000;
 
 /// Test-only broken variant (docs/loom.md): the sleep re-check forgets the inbox.
 const BROKEN_INBOX_RECHECK: bool = cfg!(all(loom, feature = "loom-broken-inbox"));
@@ -179,8 +183,12 @@ impl WorkerThread {
     }
 
     /// The placing waiters' search: their own sources a few times, then (rather than sleep while
-    /// a task it waits for sits unstarted somewhere) take one back, then sleep. Trying to take
-    /// back only after the search gives the worker the task was placed on the first chance.
+    /// a task it waits for sits unstarted somewhere) take one back, then linger for about a
+    /// heartbeat (at most [`LINGER_MAX_NS`]), then sleep. Trying to take back only after the
+    /// search gives the worker the task was placed on the first chance. Lingering matters
+    /// because a placing worker cannot ask for work: it can only be sent some, at most once per
+    /// heartbeat by each busy worker, and a task that finds it asleep pays a wake-up first
+    /// (measured in `docs/sender.md`).
     fn search_placing<L: Probe>(
         &self,
         latch: &L,
@@ -188,6 +196,7 @@ impl WorkerThread {
         deep: bool,
     ) -> Found {
         let mut rounds = 0;
+        let since = self.registry.now_ns();
         loop {
             if latch.probe() {
                 return Found::LatchSet;
@@ -205,10 +214,20 @@ impl WorkerThread {
                 crate::sync::yield_now();
                 continue;
             }
-            rounds = 0;
             if reclaim.is_some_and(|r| r.reclaim(self)) {
                 return Found::Ran;
             }
+            // Linger (yielding) for about one heartbeat before sleeping: a busy worker's next
+            // decision may send work here, and catching it awake saves a sleep and a wake-up.
+            if !cfg!(loom)
+                && !deep
+                && self.registry.now_ns().saturating_sub(since)
+                    < self.registry.heartbeat_ns.min(LINGER_MAX_NS)
+            {
+                crate::sync::yield_now();
+                continue;
+            }
+            rounds = 0;
             // The re-check also asks whether a task joined the set the waiter may take back
             // (a scope task that spawned a sibling): its spawner notified us after adding it.
             let slept = self.registry.sleep.sleep(self.index, || {
@@ -227,6 +246,7 @@ impl WorkerThread {
     fn idle_stretch(&self, search: impl FnOnce() -> Found) -> bool {
         let registry = &*self.registry;
         let since = registry.now_ns();
+        let reclaimed_before = self.reclaimed_ns.get();
         self.counters()
             .idle_since
             .store(since + 1, Ordering::Relaxed);
@@ -243,7 +263,14 @@ impl WorkerThread {
         // Clear the start before adding the stretch, Release: see `Counters::snapshot`.
         let c = self.counters();
         c.idle_since.store(0, Ordering::Relaxed);
-        let idle = c.idle_ns.load(Ordering::Relaxed) + registry.now_ns().saturating_sub(since);
+        // Tasks the search took back and ran were work, not idleness (their own waits counted
+        // their own idle stretches).
+        let working = self.reclaimed_ns.get() - reclaimed_before;
+        let idle = c.idle_ns.load(Ordering::Relaxed)
+            + registry
+                .now_ns()
+                .saturating_sub(since)
+                .saturating_sub(working);
         c.idle_ns.store(idle, Ordering::Release);
         match found {
             Found::Job(job) => {
