@@ -31,6 +31,10 @@ where
     RA: Send,
     RB: Send,
 {
+    // A pool of one runs every join in place: one thread-local byte decides it.
+    if WorkerThread::current_is_solo() {
+        return join_in_place(a, |_| b());
+    }
     // The worker is looked up here rather than through `in_worker`'s closure, so that a
     // recursive caller passes `a` and `b` straight down (in registers when they are small).
     let worker = WorkerThread::current();
@@ -93,6 +97,12 @@ where
     RA: Send,
     RB: Send,
 {
+    if WorkerThread::current_is_solo() {
+        return join_in_place(
+            move || a(FnContext { migrated: false }),
+            move |stolen| b(FnContext { migrated: stolen }),
+        );
+    }
     let worker = WorkerThread::current();
     // SAFETY: as in `join`.
     match unsafe { worker.as_ref() } {
@@ -223,7 +233,7 @@ where
 }
 
 /// Waits for a `b` that left the private stack: under a sender-initiated policy it may have
-/// been placed with a ticket, which the waiter may take back while nobody started it.
+/// been placed with a ticket, which the waiter takes back first if nobody started it.
 fn wait_for_b<L: Probe + crate::latch::Latch, F, R>(
     worker: &WorkerThread,
     job_b: &StackJob<L, F, R>,
@@ -232,7 +242,14 @@ fn wait_for_b<L: Probe + crate::latch::Latch, F, R>(
     R: Send,
 {
     match job_b.ticket() {
-        Some(ticket) => worker.wait_reclaiming(&job_b.latch, &JoinTicket(ticket)),
+        Some(ticket) => {
+            // The waiter needs exactly `b`: if its receiver has not started it, running it here
+            // at once beats running the receiver's other placed tasks first, and leaves those
+            // where the policy put them (`docs/sender.md`, "Waiting for a placed task").
+            if !worker.reclaim(ticket) {
+                worker.wait_reclaiming(&job_b.latch, &JoinTicket(ticket));
+            }
+        }
         None => worker.wait_until(&job_b.latch),
     }
 }

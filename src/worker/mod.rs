@@ -81,6 +81,18 @@ crate::sync::thread_local! {
     static WORKER_THREAD: Cell<*const WorkerThread> = Cell::new(ptr::null());
 }
 
+// Whether this thread is the worker of a pool of one, whose joins all run in place: `join`
+// reads only this flag on that path (one thread-local byte instead of the pointer and then the
+// worker's mode).
+#[cfg(not(loom))]
+crate::sync::thread_local! {
+    static SOLO: Cell<bool> = const { Cell::new(false) };
+}
+#[cfg(loom)]
+crate::sync::thread_local! {
+    static SOLO: Cell<bool> = Cell::new(false);
+}
+
 /// The thread-private half of a worker.
 pub(crate) struct WorkerThread {
     /// Public deque: spawns and promoted tasks, which other workers steal.
@@ -164,12 +176,14 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
         reclaimed_ns: Cell::new(0),
     };
     WORKER_THREAD.with(|t| t.set(&worker));
+    SOLO.with(|s| s.set(mode == Mode::Solo));
     worker.wait_until(&Terminated(&worker.registry));
     // Nothing is outstanding, but tasks taken back by their creators may have left husks
     // (ticket references) here; release them.
     while let Some(job) = worker.pop_own() {
         worker.execute(job);
     }
+    SOLO.with(|s| s.set(false));
     WORKER_THREAD.with(|t| t.set(ptr::null()));
     guard.disarm();
 }
@@ -188,6 +202,12 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn current() -> *const WorkerThread {
         WORKER_THREAD.with(|t| t.get())
+    }
+
+    /// Whether the current thread is the worker of a pool of one (every `join` in place).
+    #[inline(always)]
+    pub(crate) fn current_is_solo() -> bool {
+        SOLO.with(|s| s.get())
     }
 
     #[inline]
