@@ -80,7 +80,7 @@ pub use scope::{scope, Scope};
 pub use spawn::spawn;
 pub use stats::{PoolStats, WorkerStats};
 pub use topology::{
-    Neighbors, ParseTopologyError, Topology, TopologyError, TopologyGraph, MAX_WORKERS,
+    Neighbors, ParseTopologyError, Topology, TopologyError, TopologyGraph, MAX_NODES, MAX_WORKERS,
 };
 
 /// The number of workers of the current pool (the global pool outside any pool).

@@ -25,11 +25,16 @@ use std::fmt;
 use std::iter::FusedIterator;
 use std::str::FromStr;
 
-/// The largest number of workers a pool (and a topology graph) may have.
+/// The largest number of workers a pool may have.
 pub const MAX_WORKERS: usize = 1024;
 
+/// The largest topology graph: the simulator's machines go up to this many processors, while a
+/// pool stops at [`MAX_WORKERS`]. A graph stores only its shape, so its size does not grow with
+/// the count.
+pub const MAX_NODES: usize = 16_384;
+
 // Neighbour lists store ids as `u16`.
-const _: () = assert!(MAX_WORKERS <= u16::MAX as usize + 1);
+const _: () = assert!(MAX_WORKERS <= MAX_NODES && MAX_NODES <= u16::MAX as usize + 1);
 
 /// The shape of the virtual network the workers form.
 ///
@@ -85,7 +90,7 @@ impl Topology {
     ///
     /// # Panics
     ///
-    /// If `workers` is 0 or above [`MAX_WORKERS`]; [`Topology::try_graph`] reports that as an
+    /// If `workers` is 0 or above [`MAX_NODES`]; [`Topology::try_graph`] reports that as an
     /// error instead.
     pub fn graph(self, workers: usize) -> TopologyGraph {
         match self.try_graph(workers) {
@@ -96,10 +101,10 @@ impl Topology {
 
     /// Lays this topology over `workers` workers, or says why it cannot.
     ///
-    /// Every topology hosts every count from 1 to [`MAX_WORKERS`] (the hypercube becomes
+    /// Every topology hosts every count from 1 to [`MAX_NODES`] (the hypercube becomes
     /// incomplete, the mesh's last row short); 0 and larger counts are errors.
     pub fn try_graph(self, workers: usize) -> Result<TopologyGraph, TopologyError> {
-        if workers == 0 || workers > MAX_WORKERS {
+        if workers == 0 || workers > MAX_NODES {
             return Err(TopologyError {
                 topology: self,
                 workers,
@@ -195,7 +200,7 @@ impl fmt::Display for TopologyError {
         write!(
             f,
             "topology `{}` cannot host {} workers; it hosts 1 to {} workers",
-            self.topology, self.workers, MAX_WORKERS
+            self.topology, self.workers, MAX_NODES
         )
     }
 }
@@ -460,7 +465,7 @@ pub struct TopologyGraph {
 }
 
 impl TopologyGraph {
-    /// The graph of `topology` over `len` workers (1 to [`MAX_WORKERS`], checked by the caller).
+    /// The graph of `topology` over `len` workers (1 to [`MAX_NODES`], checked by the caller).
     fn new(topology: Topology, len: usize) -> Self {
         let grid = Grid::new(len);
         let diameter = match topology {
@@ -938,7 +943,7 @@ mod tests {
     #[test]
     fn bad_counts_are_errors() {
         let e = Topology::Mesh.try_graph(0).unwrap_err();
-        assert!(e.to_string().contains("1 to 1024"), "{e}");
-        assert!(Topology::Ring.try_graph(MAX_WORKERS + 1).is_err());
+        assert!(e.to_string().contains("1 to 16384"), "{e}");
+        assert!(Topology::Ring.try_graph(MAX_NODES + 1).is_err());
     }
 }

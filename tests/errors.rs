@@ -69,7 +69,7 @@ fn too_many_threads_names_the_value_and_the_limit() {
 fn a_topology_that_cannot_host_the_count() {
     let e = Topology::Torus.try_graph(0).unwrap_err().to_string();
     assert!(
-        e.contains("torus") && e.contains("0 workers") && e.contains("1 to 1024"),
+        e.contains("torus") && e.contains("0 workers") && e.contains("1 to 16384"),
         "{e}"
     );
 }

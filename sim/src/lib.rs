@@ -1,5 +1,5 @@
 //! A deterministic discrete-event simulator of hypersteal's scheduling policies on machines
-//! larger than the one at hand (up to [`MAX_WORKERS`] simulated processors).
+//! larger than the one at hand (up to [`MAX_NODES`] simulated processors).
 //!
 //! The simulator replays the papers' setting: `P` processors on a virtual topology, one piece of
 //! work executing per processor, requests and work messages whose cost grows with the topology
@@ -53,7 +53,7 @@ pub use workload::{
     fib_calls, tree_size, FibTree, QueensNode, QueensTree, SplitWork, TaskTree, Workload,
 };
 
-use hypersteal::{Policy, Topology, MAX_WORKERS};
+use hypersteal::{Policy, Topology, MAX_NODES};
 use std::fmt;
 
 /// One simulation: a policy on a topology of `procs` processors running a workload.
@@ -63,7 +63,7 @@ pub struct SimConfig {
     pub policy: Policy,
     /// The virtual topology the processors form.
     pub topology: Topology,
-    /// Simulated processors, 1 to [`MAX_WORKERS`].
+    /// Simulated processors, 1 to [`MAX_NODES`].
     pub procs: usize,
     /// What to run.
     pub workload: Workload,
@@ -151,9 +151,9 @@ impl fmt::Display for SimError {
 impl std::error::Error for SimError {}
 
 fn check(config: &SimConfig, tree: bool) -> Result<(), SimError> {
-    if config.procs == 0 || config.procs > MAX_WORKERS {
+    if config.procs == 0 || config.procs > MAX_NODES {
         return Err(SimError(format!(
-            "procs must be 1..={MAX_WORKERS}, got {}",
+            "procs must be 1..={MAX_NODES}, got {}",
             config.procs
         )));
     }

@@ -268,3 +268,26 @@ fn a_heartbeat_changes_nothing_for_receiver_initiated_policies() {
         assert_eq!(simulate(&c).unwrap(), every, "{p}");
     }
 }
+
+#[test]
+fn sixteen_thousand_processors_run_every_policy_and_conserve_the_work() {
+    // The largest machine the simulator accepts, on a tree small enough for a debug build: every
+    // policy's per-processor state must stay small (most-loaded once kept P marks per
+    // processor), and the work done must be the tree's, wherever it ran.
+    let procs = MAX_NODES;
+    let (nodes, work) = tree_size(&FibTree { n: 24, cutoff: 6 });
+    for p in Policy::NAMES {
+        let r = simulate(&cfg(p, Topology::Hypercube, procs, "fib:24:6")).unwrap();
+        assert_eq!(r.procs, procs);
+        assert_eq!(r.work, work, "{p}");
+        assert_eq!(r.tasks, nodes, "{p}");
+        assert!(
+            r.time >= work / procs as f64 && r.time <= work,
+            "{p}: {r:?}"
+        );
+    }
+    let mut over = cfg("rp", Topology::Hypercube, MAX_NODES + 1, "fib:24:6");
+    assert!(simulate(&over).unwrap_err().to_string().contains("16384"));
+    over.procs = 0;
+    assert!(simulate(&over).is_err());
+}

@@ -7,6 +7,7 @@
 
 use super::machine::{Env, LoadView, Machine};
 use super::{LoadMeasure, LoadScope};
+use std::collections::HashMap;
 
 /// One worker's `most-loaded` state: its parameters and the marks of failed requests.
 #[derive(Clone, Debug)]
@@ -14,9 +15,10 @@ pub(crate) struct MostLoaded {
     scope: LoadScope,
     min_load: usize,
     load: LoadMeasure,
-    /// The load a victim showed when a request to it failed (`usize::MAX`: no mark). Sized on
-    /// first use: `P` entries per worker.
-    failed_at: Vec<usize>,
+    /// The load each victim showed when a request to it failed, for the victims that failed
+    /// this round: at most one round of requests, so memory stays proportional to the round,
+    /// not to `P` (the simulator runs 16,384 of these machines).
+    failed_at: HashMap<usize, usize>,
     /// The load the last chosen victim showed.
     last_seen: usize,
 }
@@ -29,7 +31,7 @@ impl MostLoaded {
             scope,
             min_load,
             load,
-            failed_at: Vec::new(),
+            failed_at: HashMap::new(),
             last_seen: 0,
         }
     }
@@ -38,11 +40,13 @@ impl MostLoaded {
     /// failure mark hides it until its load changes.
     fn consider(&mut self, loads: &dyn LoadView, w: usize, best: &mut Option<(usize, f64, usize)>) {
         let queued = loads.queued(w);
-        if self.failed_at[w] != usize::MAX {
-            if self.failed_at[w] == queued {
-                return;
+        if !self.failed_at.is_empty() {
+            if let Some(&seen) = self.failed_at.get(&w) {
+                if seen == queued {
+                    return;
+                }
+                self.failed_at.remove(&w);
             }
-            self.failed_at[w] = usize::MAX;
         }
         if queued < self.min_load {
             return;
@@ -68,16 +72,13 @@ impl Machine for MostLoaded {
     }
 
     fn begin_round(&mut self, _env: &Env<'_>) {
-        self.failed_at.fill(usize::MAX);
+        self.failed_at.clear();
     }
 
     fn next_victim(&mut self, env: &Env<'_>) -> Option<usize> {
         let p = env.graph.len();
         if p < 2 {
             return None;
-        }
-        if self.failed_at.len() != p {
-            self.failed_at = vec![usize::MAX; p];
         }
         let mut best = None;
         match self.scope {
@@ -98,7 +99,7 @@ impl Machine for MostLoaded {
     }
 
     fn request_failed(&mut self, _env: &Env<'_>, victim: usize) {
-        self.failed_at[victim] = self.last_seen;
+        self.failed_at.insert(victim, self.last_seen);
     }
 }
 

@@ -28,7 +28,7 @@ pub struct SimArgs {
     /// Topologies, comma separated (hypercube, mesh, torus, ring, complete).
     #[arg(long, default_value = "hypercube")]
     pub topology: String,
-    /// Simulated processor counts, comma separated (1 to 1024).
+    /// Simulated processor counts, comma separated (1 to 16384).
     #[arg(long, default_value = "1,2,4,8,16,32,64,128,256,512,1024")]
     pub procs: String,
     /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`, or a
@@ -240,13 +240,10 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
     let procs = list(&args.procs, "procs", |x| {
         x.parse::<usize>().map_err(|e| e.to_string())
     })?;
-    if let Some(p) = procs
-        .iter()
-        .find(|&&p| p == 0 || p > hypersteal::MAX_WORKERS)
-    {
+    if let Some(p) = procs.iter().find(|&&p| p == 0 || p > hypersteal::MAX_NODES) {
         return Err(format!(
             "--procs {p}: expected 1 to {}",
-            hypersteal::MAX_WORKERS
+            hypersteal::MAX_NODES
         ));
     }
     let topologies = list(&args.topology, "topology", |x| {

@@ -156,8 +156,8 @@ fn sizes_that_cannot_fit_in_memory_exit_2() {
 fn bad_sim_flags_exit_2_before_anything_runs() {
     assert_usage_error(&["sim", "--idle", "nap"], &["park", "poll"]);
     assert_usage_error(&["sim", "--policy", "fifo"], &Policy::NAMES);
-    assert_usage_error(&["sim", "--procs", "0"], &["1 to 1024"]);
-    assert_usage_error(&["sim", "--procs", "2048"], &["1 to 1024"]);
+    assert_usage_error(&["sim", "--procs", "0"], &["1 to 16384"]);
+    assert_usage_error(&["sim", "--procs", "16385"], &["1 to 16384"]);
     assert_usage_error(&["sim", "--topology", "star"], &["hypercube"]);
     assert_usage_error(&["sim", "--workload", "tree"], &["split:W", "queens:N"]);
     assert_usage_error(&["sim", "--workload", "uts:T9"], &["T1", "T3L"]);
