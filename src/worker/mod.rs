@@ -291,7 +291,7 @@ impl WorkerThread {
         }
     }
 
-    /// Some worker is idle: the demand signal.
+    /// Some worker is idle (receiver-initiated policies' demand signal).
     #[inline(always)]
     fn demand(&self) -> bool {
         self.idle_count().load(Ordering::Relaxed) != 0
