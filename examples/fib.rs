@@ -10,6 +10,7 @@
 //! in this one process.
 
 #[path = "common/fib.rs"]
+#[allow(dead_code)] // not every kernel is used here
 mod fib;
 
 use fib::{fib_hypersteal, fib_rayon, fib_seq};

@@ -9,86 +9,15 @@
 //! hits all of them alike); the table shows each contender's median over the rounds, divided by
 //! the sequential median. `JOINS_ONLY=<text>` keeps only the contenders whose name contains the
 //! text (and the sequential and floor rows). The `floor` row is the cheapest possible `join` with
-//! rayon's signature on one thread (see `floor_join`): what a pool of one can hope for.
+//! rayon's signature on one thread (see `floor_join` in `common/fib.rs`): what a pool of one can hope for.
 
 #[path = "common/fib.rs"]
-#[allow(dead_code)] // the kernels with a cutoff are not used here
+#[allow(dead_code)] // not every kernel is used here
 mod fib;
 
-use fib::fib_seq;
+use fib::{fib_join_chili, fib_join_floor, fib_join_hypersteal, fib_join_rayon, fib_seq};
 use hypersteal::{Policy, ThreadPoolBuilder};
 use std::time::{Duration, Instant};
-
-// The floor: the least any `join` with rayon's signature can cost on one thread. It must find
-// out whether the caller is a worker (a thread-local read and a branch), and `b` must still run
-// if `a` panics (a drop guard); it does nothing else. Against a sequential fib, which the
-// compiler turns half into a loop (the second call is a tail call with an accumulator), the
-// thread-local check alone keeps both calls real: this bounds what a pool of one can reach.
-std::thread_local! {
-    static ON_FLOOR: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-fn floor_join<A: FnOnce() -> RA, B: FnOnce() -> RB, RA, RB>(a: A, b: B) -> (RA, RB) {
-    if !ON_FLOOR.with(|f| f.get()) {
-        return floor_enter(a, b);
-    }
-    struct RunOnUnwind<B: FnOnce() -> RB, RB>(Option<B>);
-    impl<B: FnOnce() -> RB, RB> Drop for RunOnUnwind<B, RB> {
-        fn drop(&mut self) {
-            if let Some(b) = self.0.take() {
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(b));
-            }
-        }
-    }
-    let mut guard = RunOnUnwind(Some(b));
-    let ra = a();
-    let b = guard.0.take().expect("b is still there");
-    std::mem::forget(guard);
-    (ra, b())
-}
-
-#[cold]
-#[inline(never)]
-fn floor_enter<A: FnOnce() -> RA, B: FnOnce() -> RB, RA, RB>(a: A, b: B) -> (RA, RB) {
-    ON_FLOOR.with(|f| f.set(true));
-    let r = floor_join(a, b);
-    ON_FLOOR.with(|f| f.set(false));
-    r
-}
-
-fn fib_floor(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = floor_join(|| fib_floor(n - 1), || fib_floor(n - 2));
-    a + b
-}
-
-// Every contender runs the same kernel shape, a join at every call and nothing else (the
-// kernels in `common/fib.rs` also test a cutoff at every call, which chili's would not).
-fn fib_hypersteal(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = hypersteal::join(|| fib_hypersteal(n - 1), || fib_hypersteal(n - 2));
-    a + b
-}
-
-fn fib_rayon(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
-    a + b
-}
-
-fn fib_chili(s: &mut chili::Scope<'_>, n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = s.join(|s| fib_chili(s, n - 1), |s| fib_chili(s, n - 2));
-    a + b
-}
 
 type Runner = Box<dyn FnMut() -> u64>;
 
@@ -106,7 +35,7 @@ fn main() {
         ),
         (
             "floor (thread-local check + guard)".into(),
-            Box::new(move || fib_floor(std::hint::black_box(n))),
+            Box::new(move || fib_join_floor(std::hint::black_box(n))),
         ),
     ];
     for workers in [1usize, 2] {
@@ -118,7 +47,7 @@ fn main() {
                 .expect("pool");
             contenders.push((
                 format!("hypersteal {policy} P={workers}"),
-                Box::new(move || pool.install(|| fib_hypersteal(std::hint::black_box(n)))),
+                Box::new(move || pool.install(|| fib_join_hypersteal(std::hint::black_box(n)))),
             ));
         }
         let pool = rayon::ThreadPoolBuilder::new()
@@ -127,7 +56,7 @@ fn main() {
             .expect("rayon pool");
         contenders.push((
             format!("rayon P={workers}"),
-            Box::new(move || pool.install(|| fib_rayon(std::hint::black_box(n)))),
+            Box::new(move || pool.install(|| fib_join_rayon(std::hint::black_box(n)))),
         ));
         let pool = chili::ThreadPool::with_config(chili::Config {
             thread_count: std::num::NonZero::new(workers),
@@ -137,7 +66,7 @@ fn main() {
             format!("chili P={workers}"),
             Box::new(move || {
                 let mut s = pool.scope();
-                fib_chili(&mut s, std::hint::black_box(n))
+                fib_join_chili(&mut s, std::hint::black_box(n))
             }),
         ));
     }

@@ -9,7 +9,7 @@
 //! Prints the median time of `RUNS` runs for each setting, side by side with `rp`, on every core.
 
 #[path = "common/fib.rs"]
-#[allow(dead_code)] // the rayon kernel is not used here
+#[allow(dead_code)] // not every kernel is used here
 mod fib;
 
 use fib::{fib_hypersteal, fib_seq};

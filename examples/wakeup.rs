@@ -14,7 +14,7 @@
 //! long that took.
 
 #[path = "common/fib.rs"]
-#[allow(dead_code)] // only the hypersteal kernel is used here
+#[allow(dead_code)] // not every kernel is used here
 mod fib;
 
 use hypersteal::{Policy, ThreadPoolBuilder};
