@@ -6,6 +6,7 @@ use crate::scope::Scope;
 use crate::stats::PoolStats;
 use crate::sync::thread::JoinHandle;
 use crate::topology::{Topology, TopologyGraph};
+use crate::yielding::Yield;
 use std::fmt;
 use std::sync::Arc;
 
@@ -94,11 +95,33 @@ impl ThreadPool {
 
     /// The index of the calling thread if it is a worker of this pool.
     pub fn current_thread_index(&self) -> Option<usize> {
+        self.own_worker().map(|w| w.index)
+    }
+
+    /// This pool's worker running the calling thread, if it is one.
+    fn own_worker(&self) -> Option<&WorkerThread> {
         let w = WorkerThread::current();
-        // SAFETY: the thread-local points to this thread's live worker, or is null.
-        unsafe { w.as_ref() }
-            .filter(|w| Arc::ptr_eq(&w.registry, &self.registry))
-            .map(|w| w.index)
+        // SAFETY: the thread-local points to this thread's live worker, or is null; the worker
+        // outlives every task its thread runs, hence this call.
+        unsafe { w.as_ref() }.filter(|w| Arc::ptr_eq(&w.registry, &self.registry))
+    }
+
+    /// [`crate::current_thread_has_pending_tasks`], but `None` unless the calling thread is a
+    /// worker of this pool.
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        self.own_worker().map(|w| w.has_own_tasks())
+    }
+
+    /// [`crate::yield_now`], but only on a worker of this pool: `None` (and nothing runs) on any
+    /// other thread, including workers of other pools.
+    pub fn yield_now(&self) -> Option<Yield> {
+        self.own_worker().map(|w| w.yield_now().into())
+    }
+
+    /// [`crate::yield_local`], but only on a worker of this pool: `None` (and nothing runs) on
+    /// any other thread, including workers of other pools.
+    pub fn yield_local(&self) -> Option<Yield> {
+        self.own_worker().map(|w| w.yield_local().into())
     }
 
     /// The pool's scheduling policy.

@@ -25,6 +25,7 @@
 pub(crate) mod exchange;
 mod place;
 mod wait;
+mod yielding;
 
 use crate::job::{JobRef, Ticket, EXTERNAL};
 use crate::latch::Probe;
@@ -42,6 +43,7 @@ use std::ptr;
 use std::sync::Arc;
 
 pub(crate) use wait::Reclaim;
+pub(crate) use yielding::Yielded;
 
 /// Unstarted tasks a worker keeps private before a `join` runs its closures in place.
 pub(crate) const PRIVATE_TASKS: usize = 3;
