@@ -78,7 +78,7 @@ pub use builder::{
 pub use join::{join, join_context, FnContext};
 pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy, PolicyError};
 pub use pool::ThreadPool;
-pub use scope::{scope, Scope};
+pub use scope::{in_place_scope, scope, Scope};
 pub use spawn::spawn;
 pub use stats::{PoolStats, WorkerStats};
 pub use topology::{

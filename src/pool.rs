@@ -79,6 +79,35 @@ impl ThreadPool {
         self.install(|| crate::scope(op))
     }
 
+    /// [`crate::in_place_scope`] with the tasks going to this pool: `op` runs on the calling
+    /// thread (which need not belong to this pool, nor to any), the tasks it spawns run in this
+    /// pool, and the call returns once all of them have finished. A worker of another pool
+    /// keeps running its own pool's work while it waits; a thread of no pool blocks.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let ran_in_pool = AtomicUsize::new(0);
+    /// let body_thread = pool.in_place_scope(|s| {
+    ///     for _ in 0..8 {
+    ///         s.spawn(|_| {
+    ///             if pool.current_thread_index().is_some() {
+    ///                 ran_in_pool.fetch_add(1, Ordering::Relaxed);
+    ///             }
+    ///         });
+    ///     }
+    ///     std::thread::current().id()
+    /// });
+    /// assert_eq!(body_thread, std::thread::current().id());
+    /// assert_eq!(ran_in_pool.into_inner(), 8);
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R,
+    {
+        crate::scope::in_place_scope_in(Some(&self.registry), op)
+    }
+
     /// Runs `func` somewhere in this pool without waiting for it. A panic goes to the pool's
     /// panic handler.
     pub fn spawn<F>(&self, func: F)

@@ -292,3 +292,187 @@ fn yield_now_in_a_polling_loop_runs_every_task_exactly_once() {
         assert_balanced(&pool, &what);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Item 3: in_place_scope
+
+fn message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn in_place_scope_runs_its_body_here_and_its_tasks_in_the_global_pool() {
+    within(LIMIT, "in_place_scope from outside", || {
+        let me = std::thread::current().id();
+        // Not `Send`: allowed in the body, which never leaves this thread.
+        let local = std::rc::Rc::new(std::cell::Cell::new(0));
+        let in_pool = AtomicUsize::new(0);
+        let runs = counters(32);
+        let body_thread = hypersteal::in_place_scope(|s| {
+            for r in &runs {
+                local.set(local.get() + 1);
+                let in_pool = &in_pool;
+                s.spawn(move |_| {
+                    if hypersteal::current_thread_index().is_some() {
+                        in_pool.fetch_add(1, Ordering::SeqCst);
+                    }
+                    r.fetch_add(1, Ordering::SeqCst);
+                });
+            }
+            assert_eq!(hypersteal::current_thread_index(), None);
+            std::thread::current().id()
+        });
+        assert_eq!(body_thread, me);
+        assert_eq!(local.get(), runs.len());
+        // Returned only after every task ran, each once, all on workers.
+        assert_each_ran_once(&runs, "global in_place_scope");
+        assert_eq!(in_pool.load(Ordering::SeqCst), runs.len());
+    });
+}
+
+/// Spawns `n` tasks into `s`, each spawning one nested task; every one counts its runs.
+fn spawn_tree<'s>(s: &hypersteal::Scope<'s>, runs: &'s [AtomicUsize], pool: &'s ThreadPool) {
+    let (outer, inner) = runs.split_at(runs.len() / 2);
+    for (o, i) in outer.iter().zip(inner) {
+        s.spawn(move |s| {
+            assert!(
+                pool.current_thread_index().is_some(),
+                "a task ran outside its pool"
+            );
+            o.fetch_add(1, Ordering::SeqCst);
+            s.spawn(move |_| {
+                assert!(pool.current_thread_index().is_some());
+                i.fetch_add(1, Ordering::SeqCst);
+            });
+        });
+    }
+}
+
+#[test]
+fn thread_pool_in_place_scope_from_outside_waits_for_every_task() {
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let pool = Arc::new(pool_of(policy, workers));
+        let p = Arc::clone(&pool);
+        within(LIMIT, &what.clone(), move || {
+            let runs = counters(64);
+            let me = std::thread::current().id();
+            let body = p.in_place_scope(|s| {
+                spawn_tree(s, &runs, &p);
+                std::thread::current().id()
+            });
+            assert_eq!(body, me, "{what}: the body ran on the calling thread");
+            assert_each_ran_once(&runs, &what);
+            assert_balanced(&p, &what);
+        });
+        // The scope did not leave the pool unable to stop.
+        let pool = Arc::try_unwrap(pool).expect("the only handle");
+        within(LIMIT, "shutdown after in_place_scope", move || {
+            pool.shutdown()
+        });
+    }
+}
+
+#[test]
+fn in_place_scope_on_a_worker_uses_that_workers_pool() {
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let pool = Arc::new(pool_of(policy, workers));
+        let p = Arc::clone(&pool);
+        within(LIMIT, &what.clone(), move || {
+            let runs = counters(64);
+            p.install(|| {
+                let me = std::thread::current().id();
+                let body = hypersteal::in_place_scope(|s| {
+                    spawn_tree(s, &runs, &p);
+                    std::thread::current().id()
+                });
+                assert_eq!(body, me, "{what}");
+            });
+            assert_each_ran_once(&runs, &what);
+            assert_balanced(&p, &what);
+        });
+    }
+}
+
+#[test]
+fn in_place_scope_of_one_pool_on_a_worker_of_another() {
+    // The body runs on a worker of `a`; the tasks run in `b`; the worker of `a` keeps working
+    // for `a` while it waits (here: nothing else to do), and is woken by `b`'s workers.
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let a = Arc::new(pool_of(policy, workers));
+        let b = Arc::new(pool_of(policy, workers));
+        let (pa, pb) = (Arc::clone(&a), Arc::clone(&b));
+        within(LIMIT, &what.clone(), move || {
+            let runs = counters(64);
+            pa.install(|| {
+                let index = pa.current_thread_index();
+                assert!(index.is_some());
+                let body_index = pb.in_place_scope(|s| {
+                    spawn_tree(s, &runs, &pb);
+                    pa.current_thread_index()
+                });
+                assert_eq!(body_index, index, "{what}: the body stayed on a's worker");
+            });
+            assert_each_ran_once(&runs, &what);
+            assert_balanced(&pa, &what);
+            assert_balanced(&pb, &what);
+        });
+        for pool in [a, b] {
+            let pool = Arc::try_unwrap(pool).expect("the only handle");
+            within(LIMIT, "shutdown", move || pool.shutdown());
+        }
+    }
+}
+
+#[test]
+fn in_place_scope_resumes_the_first_panic_after_every_task() {
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let pool = Arc::new(pool_of(policy, workers));
+        let p = Arc::clone(&pool);
+        within(LIMIT, &what.clone(), move || {
+            // The body panics while a task is still running: the task finishes first.
+            let done = AtomicBool::new(false);
+            let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                p.in_place_scope(|s| {
+                    s.spawn(|_| {
+                        std::thread::sleep(Duration::from_millis(20));
+                        done.store(true, Ordering::SeqCst);
+                    });
+                    panic!("body failed");
+                })
+            }))
+            .unwrap_err();
+            assert_eq!(message(err), "body failed", "{what}");
+            assert!(
+                done.load(Ordering::SeqCst),
+                "{what}: returned before its task"
+            );
+
+            // A task panics; its siblings still run; the panic reaches the caller.
+            let runs = counters(16);
+            let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                p.in_place_scope(|s| {
+                    for (i, r) in runs.iter().enumerate() {
+                        s.spawn(move |_| {
+                            r.fetch_add(1, Ordering::SeqCst);
+                            if i == 3 {
+                                panic!("task failed");
+                            }
+                        });
+                    }
+                })
+            }))
+            .unwrap_err();
+            assert_eq!(message(err), "task failed", "{what}");
+            assert_each_ran_once(&runs, &what);
+            assert_balanced(&p, &what);
+        });
+    }
+}
