@@ -6,7 +6,7 @@
 //! [`Machine`](crate::policy::machine::Machine) whom to ask or where to place, and the policy
 //! only reads topology and published loads.
 
-use crate::builder::{BuildError, Config, PanicHandler};
+use crate::builder::{BuildError, Config, PanicHandler, ThreadHandler};
 use crate::job::{JobRef, StackJob, Ticket, EXTERNAL};
 use crate::latch::{LockLatch, SpinLatch};
 use crate::pinning::Cores;
@@ -64,6 +64,8 @@ pub(crate) struct Registry {
     terminating: AtomicBool,
     submitted: AtomicU64,
     panic_handler: Option<PanicHandler>,
+    start_handler: Option<ThreadHandler>,
+    exit_handler: Option<ThreadHandler>,
     start: Instant,
     baseline: Mutex<PoolStats>,
     speeds: Vec<f64>,
@@ -105,6 +107,8 @@ impl Registry {
             terminating: AtomicBool::new(false),
             submitted: AtomicU64::new(0),
             panic_handler: config.panic_handler.take(),
+            start_handler: config.start_handler.take(),
+            exit_handler: config.exit_handler.take(),
             start: Instant::now(),
             baseline: Mutex::new(PoolStats {
                 workers: vec![Default::default(); n],
@@ -316,6 +320,28 @@ impl Registry {
                 }
             }
             None => unwind::drop_payload(payload),
+        }
+    }
+
+    /// Runs the start handler, if any, on worker `index` (the current thread). Its panic is
+    /// handled as a spawn's ([`Registry::handle_panic`]); nothing unwinds.
+    pub(crate) fn thread_started(&self, index: usize) {
+        if let Some(handler) = &self.start_handler {
+            self.run_thread_handler(handler, index);
+        }
+    }
+
+    /// Runs the exit handler, if any, on worker `index` (the current thread), as
+    /// [`Registry::thread_started`] runs the start handler.
+    pub(crate) fn thread_exiting(&self, index: usize) {
+        if let Some(handler) = &self.exit_handler {
+            self.run_thread_handler(handler, index);
+        }
+    }
+
+    fn run_thread_handler(&self, handler: &ThreadHandler, index: usize) {
+        if let Err(payload) = unwind::halt_unwinding(|| handler(index)) {
+            self.handle_panic(payload);
         }
     }
 

@@ -476,3 +476,236 @@ fn in_place_scope_resumes_the_first_panic_after_every_task() {
         });
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Item 4: start_handler, exit_handler
+
+thread_local! {
+    static STARTED_AS: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+type Log = Arc<std::sync::Mutex<Vec<usize>>>;
+
+fn sorted(log: &Log) -> Vec<usize> {
+    let mut v = log.lock().unwrap().clone();
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn start_and_exit_handlers_run_once_per_worker_on_that_worker() {
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let (started, exited): (Log, Log) = Default::default();
+        let wrong = Arc::new(AtomicUsize::new(0));
+        let (s, e, w1, w2) = (
+            Arc::clone(&started),
+            Arc::clone(&exited),
+            Arc::clone(&wrong),
+            Arc::clone(&wrong),
+        );
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .policy(policy)
+            .pin_threads(false)
+            .start_handler(move |i| {
+                if hypersteal::current_thread_index() != Some(i) {
+                    w1.fetch_add(1, Ordering::SeqCst);
+                }
+                STARTED_AS.with(|c| c.set(Some(i)));
+                s.lock().unwrap().push(i);
+            })
+            .exit_handler(move |i| {
+                // On the same thread the start handler ran on, still a worker.
+                if STARTED_AS.with(|c| c.get()) != Some(i)
+                    || hypersteal::current_thread_index() != Some(i)
+                {
+                    w2.fetch_add(1, Ordering::SeqCst);
+                }
+                e.lock().unwrap().push(i);
+            })
+            .build()
+            .unwrap();
+        // Every task runs on a thread whose start handler already ran.
+        let unstarted = AtomicUsize::new(0);
+        pool.scope(|s| {
+            for _ in 0..64 {
+                s.spawn(|_| {
+                    if STARTED_AS.with(|c| c.get()) != hypersteal::current_thread_index() {
+                        unstarted.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        assert_eq!(unstarted.load(Ordering::SeqCst), 0, "{what}");
+        assert!(
+            exited.lock().unwrap().is_empty(),
+            "{what}: exited while running"
+        );
+        within(LIMIT, "shutdown", move || pool.shutdown());
+        let all: Vec<usize> = (0..workers).collect();
+        assert_eq!(sorted(&started), all, "{what}: start handler calls");
+        assert_eq!(sorted(&exited), all, "{what}: exit handler calls");
+        assert_eq!(
+            wrong.load(Ordering::SeqCst),
+            0,
+            "{what}: handler on the wrong thread"
+        );
+    }
+}
+
+/// Two tasks that can only finish together: both workers of a 2-worker pool must be alive.
+fn rendezvous_on_two_workers(pool: &ThreadPool) {
+    let barrier = Arc::new(std::sync::Barrier::new(2));
+    let (tx, rx) = mpsc::channel();
+    for _ in 0..2 {
+        let (barrier, tx) = (Arc::clone(&barrier), tx.clone());
+        pool.spawn(move || {
+            barrier.wait();
+            tx.send(hypersteal::current_thread_index().unwrap())
+                .unwrap();
+        });
+    }
+    let mut ran_on = [rx.recv().unwrap(), rx.recv().unwrap()];
+    ran_on.sort_unstable();
+    assert_eq!(ran_on, [0, 1]);
+}
+
+#[test]
+fn a_panicking_start_handler_leaves_a_working_worker() {
+    for policy in policies() {
+        let what = format!("{policy}");
+        // With a panic handler: it receives each worker's payload.
+        let payloads: Log = Default::default();
+        let p = Arc::clone(&payloads);
+        let pool = Arc::new(
+            ThreadPoolBuilder::new()
+                .num_threads(2)
+                .policy(policy)
+                .pin_threads(false)
+                .start_handler(|i| std::panic::panic_any(i))
+                .panic_handler(move |payload| {
+                    p.lock()
+                        .unwrap()
+                        .push(*payload.downcast::<usize>().unwrap());
+                })
+                .build()
+                .unwrap(),
+        );
+        let p = Arc::clone(&pool);
+        within(LIMIT, &what, move || rendezvous_on_two_workers(&p));
+        // Both workers have run a task, so both start handlers ran.
+        assert_eq!(sorted(&payloads), [0, 1], "{what}");
+        assert_eq!(pool.stats().total().panics, 2, "{what}");
+        assert_eq!(pool.install(|| fib(12)), fib_iter(12));
+
+        // Without one: counted and dropped; the workers work all the same.
+        let pool = Arc::new(
+            ThreadPoolBuilder::new()
+                .num_threads(2)
+                .policy(policy)
+                .pin_threads(false)
+                .start_handler(|_| panic!("start failed"))
+                .build()
+                .unwrap(),
+        );
+        let p = Arc::clone(&pool);
+        within(LIMIT, &what, move || rendezvous_on_two_workers(&p));
+        assert_eq!(pool.stats().total().panics, 2, "{what}");
+        let pool = Arc::try_unwrap(pool).unwrap();
+        within(LIMIT, "shutdown", move || pool.shutdown());
+    }
+}
+
+#[test]
+fn a_panicking_exit_handler_does_not_stop_the_shutdown() {
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let payloads: Log = Default::default();
+        let p = Arc::clone(&payloads);
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .policy(policy)
+            .pin_threads(false)
+            .exit_handler(|i| std::panic::panic_any(i))
+            .panic_handler(move |payload| {
+                p.lock()
+                    .unwrap()
+                    .push(*payload.downcast::<usize>().unwrap());
+            })
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(|| fib(12)), fib_iter(12));
+        within(LIMIT, &what, move || pool.shutdown());
+        assert_eq!(
+            sorted(&payloads),
+            (0..workers).collect::<Vec<_>>(),
+            "{what}"
+        );
+
+        // Without a panic handler, and with a panic handler that panics too: nothing aborts,
+        // every thread exits.
+        let exits = Arc::new(AtomicUsize::new(0));
+        let (e1, e2) = (Arc::clone(&exits), Arc::clone(&exits));
+        let quiet = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .policy(policy)
+            .pin_threads(false)
+            .exit_handler(move |_| {
+                e1.fetch_add(1, Ordering::SeqCst);
+                panic!("exit failed")
+            })
+            .build()
+            .unwrap();
+        let loud = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .policy(policy)
+            .pin_threads(false)
+            .exit_handler(move |_| {
+                e2.fetch_add(1, Ordering::SeqCst);
+                panic!("exit failed")
+            })
+            .panic_handler(|_| panic!("the handler failed too"))
+            .build()
+            .unwrap();
+        within(LIMIT, &what, move || {
+            quiet.shutdown();
+            loud.shutdown();
+        });
+        assert_eq!(exits.load(Ordering::SeqCst), 2 * workers, "{what}");
+    }
+}
+
+#[test]
+fn an_exit_handler_may_still_use_the_pool() {
+    // A scope in the exit handler: its tasks run even though the pool is stopping.
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let sums: Log = Default::default();
+        let s = Arc::clone(&sums);
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .policy(policy)
+            .pin_threads(false)
+            .exit_handler(move |_| {
+                let total = AtomicUsize::new(0);
+                hypersteal::scope(|sc| {
+                    for k in 1..=10 {
+                        let total = &total;
+                        sc.spawn(move |_| {
+                            total.fetch_add(k, Ordering::SeqCst);
+                        });
+                    }
+                });
+                let (a, b) = hypersteal::join(|| fib(10), || fib(11));
+                s.lock()
+                    .unwrap()
+                    .push(total.into_inner() + (a + b) as usize);
+            })
+            .build()
+            .unwrap();
+        within(LIMIT, &what, move || pool.shutdown());
+        let expected = 55 + fib_iter(12) as usize;
+        assert_eq!(*sums.lock().unwrap(), vec![expected; workers], "{what}");
+    }
+}

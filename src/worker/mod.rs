@@ -166,9 +166,16 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
         reclaimed_ns: Cell::new(0),
     };
     WORKER_THREAD.with(|t| t.set(&worker));
+    // The user's handlers run as workers of the pool; their panics are caught (`registry.rs`).
+    worker.registry.thread_started(index);
     worker.wait_until(&Terminated(&worker.registry));
     // Nothing is outstanding, but tasks taken back by their creators may have left husks
-    // (ticket references) here; release them.
+    // (ticket references) here; release them. The exit handler comes after, and what it
+    // leaves queued here (it may spawn) runs before the thread goes.
+    while let Some(job) = worker.pop_own() {
+        worker.execute(job);
+    }
+    worker.registry.thread_exiting(index);
     while let Some(job) = worker.pop_own() {
         worker.execute(job);
     }
