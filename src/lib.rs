@@ -52,6 +52,7 @@
 #![warn(unsafe_op_in_unsafe_fn)]
 
 mod builder;
+mod fifo;
 pub mod iter;
 mod job;
 mod join;
@@ -78,8 +79,8 @@ pub use builder::{
 pub use join::{join, join_context, FnContext};
 pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy, PolicyError};
 pub use pool::ThreadPool;
-pub use scope::{in_place_scope, scope, Scope};
-pub use spawn::spawn;
+pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
+pub use spawn::{spawn, spawn_fifo};
 pub use stats::{PoolStats, WorkerStats};
 pub use topology::{
     Neighbors, ParseTopologyError, Topology, TopologyError, TopologyGraph, MAX_WORKERS,

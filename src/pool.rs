@@ -2,7 +2,7 @@
 
 use crate::policy::Policy;
 use crate::registry::{Registry, WorkerThread};
-use crate::scope::Scope;
+use crate::scope::{Scope, ScopeFifo};
 use crate::stats::PoolStats;
 use crate::sync::thread::JoinHandle;
 use crate::topology::{Topology, TopologyGraph};
@@ -106,6 +106,34 @@ impl ThreadPool {
         OP: FnOnce(&Scope<'scope>) -> R,
     {
         crate::scope::in_place_scope_in(Some(&self.registry), op)
+    }
+
+    /// [`crate::scope_fifo`] in this pool.
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::scope_fifo(op))
+    }
+
+    /// [`crate::in_place_scope_fifo`] with the tasks going to this pool (as
+    /// [`ThreadPool::in_place_scope`] does with [`crate::in_place_scope`]).
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
+    {
+        crate::scope::in_place_scope_fifo_in(Some(&self.registry), op)
+    }
+
+    /// [`crate::spawn_fifo`] in this pool: runs `func` somewhere in this pool without waiting
+    /// for it, after the FIFO spawns the calling worker (if it belongs to this pool) already
+    /// made. A panic goes to the pool's panic handler.
+    pub fn spawn_fifo<F>(&self, func: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.spawn_static_fifo(func);
     }
 
     /// Runs `func` somewhere in this pool without waiting for it. A panic goes to the pool's

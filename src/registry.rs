@@ -7,6 +7,7 @@
 //! only reads topology and published loads.
 
 use crate::builder::{BuildError, Config, PanicHandler, ThreadHandler};
+use crate::fifo::Lanes;
 use crate::job::{JobRef, StackJob, Ticket, EXTERNAL};
 use crate::latch::{LockLatch, SpinLatch};
 use crate::pinning::Cores;
@@ -58,6 +59,8 @@ pub(crate) struct Registry {
     pub(crate) idle: CachePadded<AtomicUsize>,
     /// The allocating phase's heartbeat, in nanoseconds (sender-initiated policies).
     pub(crate) heartbeat_ns: u64,
+    /// Each worker's lane of `'static` FIFO spawns (`fifo.rs`).
+    lanes: Lanes,
     /// Root jobs (injected jobs and `'static` spawns) not yet finished. Every other job is
     /// awaited by a frame of one of these, so zero means the pool is quiescent.
     outstanding: AtomicUsize,
@@ -103,6 +106,7 @@ impl Registry {
             placing: n > 1 && config.policy.is_sender_initiated(),
             idle: CachePadded::new(AtomicUsize::new(0)),
             heartbeat_ns: config.heartbeat.as_nanos().min(u64::MAX as u128) as u64,
+            lanes: Lanes::new(n),
             outstanding: AtomicUsize::new(0),
             terminating: AtomicBool::new(false),
             submitted: AtomicU64::new(0),
@@ -291,6 +295,16 @@ impl Registry {
 
     /// Runs a `'static` task somewhere in the pool; its panic goes to the panic handler.
     pub(crate) fn spawn_static<F: FnOnce() + Send + 'static>(self: &Arc<Self>, func: F) {
+        self.spawn_static_in(false, func);
+    }
+
+    /// [`Registry::spawn_static`], in FIFO order with the other FIFO spawns of the spawning
+    /// worker (`fifo.rs`); from outside the pool the injector is FIFO already.
+    pub(crate) fn spawn_static_fifo<F: FnOnce() + Send + 'static>(self: &Arc<Self>, func: F) {
+        self.spawn_static_in(true, func);
+    }
+
+    fn spawn_static_in<F: FnOnce() + Send + 'static>(self: &Arc<Self>, fifo: bool, func: F) {
         self.begin_root();
         let registry = Arc::clone(self);
         let job = crate::job::HeapJob::new(move || {
@@ -299,8 +313,17 @@ impl Registry {
                 registry.handle_panic(payload);
             }
         });
-        // SAFETY: the job owns everything it uses (`'static`).
-        self.push_or_inject(false, |origin| unsafe { job.into_job_ref(origin) });
+        self.push_or_inject(false, |origin| {
+            // SAFETY: the job owns everything it uses (`'static`).
+            let task = unsafe { job.into_job_ref(origin) };
+            if !fifo || origin == EXTERNAL {
+                return task;
+            }
+            // SAFETY: the lanes live in this registry, which the worker that runs the
+            // indirection (a worker of this pool: it is queued on one, and only this pool's
+            // workers take it) keeps alive; the task is queued nowhere else.
+            unsafe { self.lanes.enqueue(origin, task) }
+        });
     }
 
     /// A `'static` spawn panicked (on the current worker): count it and hand the payload to the

@@ -1,6 +1,7 @@
 //! `scope`: spawn tasks that borrow from the enclosing stack frame.
 
-use crate::job::{HeapJob, JobRef, Ticket};
+use crate::fifo::Lanes;
+use crate::job::{HeapJob, JobRef, Ticket, EXTERNAL};
 use crate::latch::CountLatch;
 use crate::registry::{in_worker, Reclaim, Registry, WorkerThread};
 use crate::sync::{AtomicBool, Mutex, Ordering};
@@ -176,6 +177,159 @@ pub(crate) fn in_place_parts(
         (None, None) => crate::builder::global_registry(),
     };
     (owner, registry)
+}
+
+/// A scope whose tasks, spawned with [`ScopeFifo::spawn_fifo`], start in FIFO order per
+/// worker.
+///
+/// Created by [`scope_fifo`], [`in_place_scope_fifo`], [`crate::ThreadPool::scope_fifo`] or
+/// [`crate::ThreadPool::in_place_scope_fifo`]. Everything else is as for [`Scope`].
+pub struct ScopeFifo<'scope> {
+    base: ScopeBase<'scope>,
+    /// Each worker's lane of this scope's FIFO tasks (`fifo.rs`).
+    lanes: Lanes,
+    /// Invariant in `'scope`, so that tasks cannot shorten or lengthen it.
+    marker: PhantomData<ScopeFifoTask<'scope>>,
+}
+
+type ScopeFifoTask<'scope> = Box<dyn FnOnce(&ScopeFifo<'scope>) + Send + Sync + 'scope>;
+
+/// Like [`scope`], but the tasks are spawned with [`ScopeFifo::spawn_fifo`]: those one worker
+/// spawns start in the order it spawned them whenever that worker runs them itself (and so do
+/// those any single worker takes from it), where [`Scope::spawn`]'s come back newest first.
+///
+/// Only start order on one worker is promised: with several workers, tasks taken by others may
+/// run at the same time or earlier, and a task that blocks lets later ones start elsewhere.
+/// Panics and waiting are as for [`scope`].
+///
+/// ```
+/// use std::sync::Mutex;
+/// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// let order = Mutex::new(Vec::new());
+/// pool.scope_fifo(|s| {
+///     for i in 0..4 {
+///         let order = &order;
+///         s.spawn_fifo(move |s| {
+///             order.lock().unwrap().push(i);
+///             // Spawned later than 0..4, so it starts after all of them.
+///             s.spawn_fifo(move |_| order.lock().unwrap().push(10 + i));
+///         });
+///     }
+/// });
+/// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3, 10, 11, 12, 13]);
+/// ```
+///
+/// A task cannot borrow something that dies before the scope ends:
+///
+/// ```compile_fail
+/// hypersteal::scope_fifo(|s| {
+///     let short_lived = vec![1, 2, 3];
+///     s.spawn_fifo(|_| drop(short_lived.len()));
+/// });
+/// ```
+///
+/// Nor can the scope escape into something that outlives it:
+///
+/// ```compile_fail
+/// let mut saved = None;
+/// hypersteal::scope_fifo(|s| {
+///     saved = Some(s);
+/// });
+/// ```
+pub fn scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+    R: Send,
+{
+    in_worker(|owner, _| {
+        let scope = ScopeFifo::new(Some(owner), &owner.registry);
+        scope.base.complete(Some(owner), || op(&scope))
+    })
+}
+
+/// [`in_place_scope`] with FIFO tasks ([`scope_fifo`]): `op` runs on the calling thread, the
+/// tasks it spawns with [`ScopeFifo::spawn_fifo`] run in the current pool (the global pool off
+/// a worker). Tasks spawned from a thread of no pool go to the pool's queue for outside work,
+/// which is FIFO too.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// let done = AtomicUsize::new(0);
+/// hypersteal::in_place_scope_fifo(|s| {
+///     for _ in 0..10 {
+///         s.spawn_fifo(|_| {
+///             done.fetch_add(1, Ordering::Relaxed);
+///         });
+///     }
+/// });
+/// assert_eq!(done.into_inner(), 10);
+/// ```
+///
+/// A FIFO task cannot outlive what it borrows:
+///
+/// ```compile_fail
+/// hypersteal::in_place_scope_fifo(|s| {
+///     let short_lived = String::from("gone");
+///     s.spawn_fifo(|_| drop(short_lived.len()));
+/// });
+/// ```
+pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R,
+{
+    in_place_scope_fifo_in(None, op)
+}
+
+/// [`in_place_scope_fifo`] with the tasks going to `registry` (the current pool when `None`).
+pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(
+    registry: Option<&StdArc<Registry>>,
+    op: OP,
+) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R,
+{
+    let (owner, registry) = in_place_parts(registry);
+    let scope = ScopeFifo::new(owner, registry);
+    scope.base.complete(owner, || op(&scope))
+}
+
+impl<'scope> ScopeFifo<'scope> {
+    fn new(owner: Option<&WorkerThread>, registry: &StdArc<Registry>) -> Self {
+        ScopeFifo {
+            base: ScopeBase::new(owner, registry),
+            lanes: Lanes::new(registry.num_threads()),
+            marker: PhantomData,
+        }
+    }
+
+    /// Spawns a task into the scope, after the FIFO tasks the calling worker already spawned;
+    /// it may borrow anything that outlives `'scope` and spawn further tasks through the
+    /// `&ScopeFifo` it receives.
+    pub fn spawn_fifo<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&ScopeFifo<'scope>) + Send + 'scope,
+    {
+        let scope_ptr = ScopePtr(self);
+        let job = HeapJob::new(move || {
+            // SAFETY: the scope waits for this task (its latch counts it) before it returns.
+            let scope = unsafe { scope_ptr.get() };
+            scope.base.run_task(|| body(scope));
+        });
+        let make = |origin: u32| {
+            // SAFETY: the job borrows only data that outlives `'scope`, and the scope does not
+            // end before the job has run (`push` counts it first).
+            let task = unsafe { job.into_job_ref(origin) };
+            if origin == EXTERNAL {
+                // From outside the pool: the injector is FIFO already.
+                return task;
+            }
+            // SAFETY: the lanes live as long as the scope, which waits for this task, and an
+            // indirection touches its lane only before it runs its task (`fifo.rs`).
+            unsafe { self.lanes.enqueue(origin, task) }
+        };
+        // SAFETY: as above; the indirection runs the task through `run_task`.
+        unsafe { self.base.push(make) };
+    }
 }
 
 /// The owner of a scope may take back its unstarted tasks (sender-initiated policies).

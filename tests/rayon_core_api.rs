@@ -709,3 +709,317 @@ fn an_exit_handler_may_still_use_the_pool() {
         assert_eq!(*sums.lock().unwrap(), vec![expected; workers], "{what}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Item 5: spawn_fifo, scope_fifo, ScopeFifo, in_place_scope_fifo
+
+/// What one FIFO task saw: the worker that spawned it (`usize::MAX` outside the pool) and its
+/// place among that worker's FIFO spawns, and the worker that ran it.
+#[derive(Clone, Copy, Debug)]
+struct Start {
+    spawner: usize,
+    seq: usize,
+    runner: usize,
+}
+
+/// Numbers the FIFO spawns of each worker (index `workers` stands for "outside the pool").
+struct Seqs(Vec<AtomicUsize>);
+
+impl Seqs {
+    fn new(workers: usize) -> Self {
+        Seqs(counters(workers + 1))
+    }
+
+    /// The calling thread's worker (or the outside slot) and its next number.
+    fn next(&self, pool: &ThreadPool) -> (usize, usize) {
+        self.next_at(pool.current_thread_index().unwrap_or(self.0.len() - 1))
+    }
+
+    /// Worker `me`'s next number (called on worker `me`).
+    fn next_at(&self, me: usize) -> (usize, usize) {
+        (me, self.0[me].fetch_add(1, Ordering::SeqCst))
+    }
+}
+
+/// Per worker, the FIFO tasks of each spawner that it ran started in spawn order.
+fn assert_fifo_per_worker(starts: &[Start], workers: usize, what: &str) {
+    for runner in 0..workers {
+        let mut last = std::collections::HashMap::new();
+        for s in starts.iter().filter(|s| s.runner == runner) {
+            if let Some(prev) = last.insert(s.spawner, s.seq) {
+                assert!(
+                    prev < s.seq,
+                    "{what}: worker {runner} ran spawn {} of {} after spawn {prev}",
+                    s.seq,
+                    s.spawner
+                );
+            }
+        }
+    }
+}
+
+/// A tree of FIFO tasks: `n` from the body, each spawning two more; every task records its
+/// start and counts its runs.
+fn fifo_tree<'s>(
+    s: &hypersteal::ScopeFifo<'s>,
+    pool: &'s ThreadPool,
+    seqs: &'s Seqs,
+    starts: &'s std::sync::Mutex<Vec<Start>>,
+    runs: &'s [AtomicUsize],
+) {
+    let third = runs.len() / 3;
+    let (outer, inner) = runs.split_at(third);
+    for (k, run) in outer.iter().enumerate() {
+        let (spawner, seq) = seqs.next(pool);
+        let children = &inner[2 * k..2 * k + 2];
+        s.spawn_fifo(move |s| {
+            let runner = pool
+                .current_thread_index()
+                .expect("a task runs in its pool");
+            starts.lock().unwrap().push(Start {
+                spawner,
+                seq,
+                runner,
+            });
+            run.fetch_add(1, Ordering::SeqCst);
+            for child in children {
+                let (spawner, seq) = seqs.next(pool);
+                s.spawn_fifo(move |_| {
+                    let runner = pool
+                        .current_thread_index()
+                        .expect("a task runs in its pool");
+                    starts.lock().unwrap().push(Start {
+                        spawner,
+                        seq,
+                        runner,
+                    });
+                    child.fetch_add(1, Ordering::SeqCst);
+                });
+            }
+        });
+    }
+}
+
+#[test]
+fn scope_fifo_on_one_worker_runs_tasks_in_spawn_order() {
+    for policy in policies() {
+        let pool = pool_of(policy, 1);
+        let order = std::sync::Mutex::new(Vec::new());
+        pool.scope_fifo(|s| {
+            for i in 0..50 {
+                let order = &order;
+                s.spawn_fifo(move |s| {
+                    order.lock().unwrap().push(i);
+                    s.spawn_fifo(move |_| order.lock().unwrap().push(100 + i));
+                });
+            }
+        });
+        let expected: Vec<i32> = (0..50).chain(100..150).collect();
+        assert_eq!(order.into_inner().unwrap(), expected, "{policy}");
+        // The plain scope, for contrast, runs its own spawns newest first.
+        let order = std::sync::Mutex::new(Vec::new());
+        pool.scope(|s| {
+            for i in 0..5 {
+                let order = &order;
+                s.spawn(move |_| order.lock().unwrap().push(i));
+            }
+        });
+        assert_eq!(order.into_inner().unwrap(), [4, 3, 2, 1, 0], "{policy}");
+        assert_balanced(&pool, &format!("{policy}"));
+    }
+}
+
+#[test]
+fn spawn_fifo_on_one_worker_runs_tasks_in_spawn_order() {
+    for policy in policies() {
+        let pool = Arc::new(pool_of(policy, 1));
+        let p = Arc::clone(&pool);
+        let (from_inside, from_outside) = within(LIMIT, "spawn_fifo order", move || {
+            // From the worker: through its lane.
+            let (tx, rx) = mpsc::channel();
+            p.install(|| {
+                for i in 0..50 {
+                    let tx = tx.clone();
+                    hypersteal::spawn_fifo(move || tx.send(i).unwrap());
+                }
+            });
+            let inside: Vec<i32> = (0..50).map(|_| rx.recv().unwrap()).collect();
+            // From outside: through the injector; the pool method and the worker's own nested
+            // FIFO spawns too.
+            let (tx, rx) = mpsc::channel();
+            for i in 0..50 {
+                let tx = tx.clone();
+                p.spawn_fifo(move || tx.send(i).unwrap());
+            }
+            let outside: Vec<i32> = (0..50).map(|_| rx.recv().unwrap()).collect();
+            (inside, outside)
+        });
+        let expected: Vec<i32> = (0..50).collect();
+        assert_eq!(from_inside, expected, "{policy}");
+        assert_eq!(from_outside, expected, "{policy}");
+        let pool = Arc::try_unwrap(pool).unwrap();
+        within(LIMIT, "shutdown", move || pool.shutdown());
+    }
+}
+
+#[test]
+fn scope_fifo_runs_every_task_once_in_order_per_worker() {
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let pool = Arc::new(pool_of(policy, workers));
+        let p = Arc::clone(&pool);
+        within(LIMIT, &what.clone(), move || {
+            let runs = counters(300);
+            let seqs = Seqs::new(workers);
+            let starts = std::sync::Mutex::new(Vec::new());
+            p.scope_fifo(|s| fifo_tree(s, &p, &seqs, &starts, &runs));
+            assert_each_ran_once(&runs, &what);
+            assert_fifo_per_worker(&starts.into_inner().unwrap(), workers, &what);
+            assert_balanced(&p, &what);
+        });
+    }
+}
+
+#[test]
+fn in_place_scope_fifo_runs_every_task_once_in_order_per_worker() {
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let pool = Arc::new(pool_of(policy, workers));
+        let other = Arc::new(pool_of(policy, workers));
+        let (p, o) = (Arc::clone(&pool), Arc::clone(&other));
+        within(LIMIT, &what.clone(), move || {
+            // From outside the pool, on one of its workers, and on a worker of another pool.
+            for case in ["outside", "on a worker", "from another pool"] {
+                let what = format!("{what}, {case}");
+                let runs = counters(300);
+                let seqs = Seqs::new(workers);
+                let starts = std::sync::Mutex::new(Vec::new());
+                let me = std::thread::current().id();
+                let body = || {
+                    p.in_place_scope_fifo(|s| {
+                        fifo_tree(s, &p, &seqs, &starts, &runs);
+                        std::thread::current().id()
+                    })
+                };
+                match case {
+                    "outside" => assert_eq!(body(), me, "{what}"),
+                    "on a worker" => {
+                        p.install(|| {
+                            let here = std::thread::current().id();
+                            assert_eq!(body(), here, "{what}");
+                        });
+                    }
+                    _ => {
+                        o.install(|| {
+                            let here = std::thread::current().id();
+                            assert_eq!(body(), here, "{what}");
+                        });
+                    }
+                }
+                assert_each_ran_once(&runs, &what);
+                assert_fifo_per_worker(&starts.into_inner().unwrap(), workers, &what);
+                assert_balanced(&p, &what);
+            }
+            assert_balanced(&o, &what);
+        });
+        for pool in [pool, other] {
+            let pool = Arc::try_unwrap(pool).expect("the only handle");
+            within(LIMIT, "shutdown", move || pool.shutdown());
+        }
+    }
+}
+
+#[test]
+fn spawn_fifo_runs_every_task_once_in_order_per_worker() {
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let pool = Arc::new(pool_of(policy, workers));
+        let p = Arc::clone(&pool);
+        let starts = within(LIMIT, &what.clone(), move || {
+            let seqs = Arc::new(Seqs::new(workers));
+            let (tx, rx) = mpsc::channel::<(Start, usize)>();
+            let n = 100;
+            let here = || hypersteal::current_thread_index().expect("a task runs on a worker");
+            // Each of `n` FIFO spawns from outside spawns two more FIFO from its worker.
+            for k in 0..n {
+                let (spawner, seq) = seqs.next(&p);
+                let (tx, seqs) = (tx.clone(), Arc::clone(&seqs));
+                p.spawn_fifo(move || {
+                    let runner = here();
+                    tx.send((
+                        Start {
+                            spawner,
+                            seq,
+                            runner,
+                        },
+                        k,
+                    ))
+                    .unwrap();
+                    for c in 0..2 {
+                        let (spawner, seq) = seqs.next_at(here());
+                        let tx = tx.clone();
+                        hypersteal::spawn_fifo(move || {
+                            let runner = here();
+                            tx.send((
+                                Start {
+                                    spawner,
+                                    seq,
+                                    runner,
+                                },
+                                n + 2 * k + c,
+                            ))
+                            .unwrap();
+                        });
+                    }
+                });
+            }
+            drop(tx);
+            let got: Vec<(Start, usize)> = rx.iter().take(3 * n).collect();
+            let mut ids: Vec<usize> = got.iter().map(|g| g.1).collect();
+            ids.sort_unstable();
+            assert_eq!(
+                ids,
+                (0..3 * n).collect::<Vec<_>>(),
+                "{what}: each task once"
+            );
+            got.into_iter().map(|g| g.0).collect::<Vec<_>>()
+        });
+        assert_fifo_per_worker(&starts, workers, &format!("{policy}, {workers}"));
+        drop(pool);
+    }
+}
+
+#[test]
+fn a_panicking_fifo_task_reaches_the_scope_after_every_sibling() {
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let pool = Arc::new(pool_of(policy, workers));
+        let p = Arc::clone(&pool);
+        within(LIMIT, &what.clone(), move || {
+            let runs = counters(40);
+            let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                p.scope_fifo(|s| {
+                    for (i, r) in runs.iter().enumerate() {
+                        s.spawn_fifo(move |_| {
+                            r.fetch_add(1, Ordering::SeqCst);
+                            if i == 7 {
+                                panic!("fifo task failed");
+                            }
+                        });
+                    }
+                })
+            }))
+            .unwrap_err();
+            assert_eq!(message(err), "fifo task failed", "{what}");
+            assert_each_ran_once(&runs, &what);
+            // A 'static FIFO spawn's panic goes to the (absent) panic handler: counted.
+            let (tx, rx) = mpsc::channel();
+            p.spawn_fifo(|| panic!("static fifo failed"));
+            p.spawn_fifo(move || tx.send(()).unwrap());
+            rx.recv().unwrap();
+            assert_eq!(p.install(|| fib(10)), fib_iter(10));
+        });
+        let pool = Arc::try_unwrap(pool).unwrap();
+        within(LIMIT, "shutdown", move || pool.shutdown());
+    }
+}
