@@ -33,9 +33,10 @@ use crate::job::{HeapJob, JobRef};
 use crate::sync::deque::{Injector, Steal};
 use std::sync::OnceLock;
 
-/// One worker's FIFO tasks, created on its first FIFO spawn.
+/// Each worker's FIFO tasks; a worker's lane is allocated on its first FIFO spawn, so a scope
+/// costs a word or two per worker of its pool until then.
 pub(crate) struct Lanes {
-    lanes: Vec<OnceLock<Injector<JobRef>>>,
+    lanes: Vec<OnceLock<Box<Injector<JobRef>>>>,
 }
 
 /// A lane's address, carried by its indirection jobs.
@@ -61,7 +62,8 @@ impl Lanes {
     /// `self` stays alive until the returned job has run; `task` was made to run once, and is
     /// not queued anywhere else.
     pub(crate) unsafe fn enqueue(&self, origin: u32, task: JobRef) -> JobRef {
-        let lane = self.lanes[origin as usize].get_or_init(Injector::new);
+        let lane: &Injector<JobRef> =
+            self.lanes[origin as usize].get_or_init(|| Box::new(Injector::new()));
         lane.push(task);
         let lane = LanePtr(lane);
         let indirection = HeapJob::new(move || {
