@@ -1023,3 +1023,80 @@ fn a_panicking_fifo_task_reaches_the_scope_after_every_sibling() {
         within(LIMIT, "shutdown", move || pool.shutdown());
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Across items
+
+#[test]
+fn yield_local_leaves_injected_work_to_yield_now() {
+    // One worker, busy in `install`: a task injected from outside is not local, so
+    // `yield_local` does not run it and `yield_now` does.
+    for policy in policies() {
+        let pool = Arc::new(pool_of(policy, 1));
+        let (started_tx, started_rx) = mpsc::channel();
+        let (queued_tx, queued_rx) = mpsc::channel::<()>();
+        let ran = Arc::new(AtomicBool::new(false));
+        let body = {
+            let (pool, ran) = (Arc::clone(&pool), Arc::clone(&ran));
+            std::thread::spawn(move || {
+                within(LIMIT, "yield_local vs injected", move || {
+                    pool.install(move || {
+                        started_tx.send(()).unwrap();
+                        queued_rx.recv().unwrap();
+                        let local = hypersteal::yield_local();
+                        let ran_locally = ran.load(Ordering::SeqCst);
+                        let pending = hypersteal::current_thread_has_pending_tasks();
+                        let now = hypersteal::yield_now();
+                        (local, ran_locally, pending, now, ran.load(Ordering::SeqCst))
+                    })
+                })
+            })
+        };
+        started_rx.recv().unwrap();
+        let r = Arc::clone(&ran);
+        pool.spawn(move || r.store(true, Ordering::SeqCst));
+        queued_tx.send(()).unwrap();
+        let got = body.join().unwrap();
+        assert_eq!(
+            got,
+            (
+                Some(Yield::Idle),
+                false,
+                Some(false),
+                Some(Yield::Executed),
+                true
+            ),
+            "{policy}"
+        );
+        assert_balanced(&pool, &format!("{policy}"));
+    }
+}
+
+#[test]
+fn fifo_scopes_and_yields_under_every_policy() {
+    // The other policies and a topology with neighbours (`nn`, `most-loaded:scope=neighbors`
+    // steal from neighbours only): exactly once and per-worker order still hold.
+    for policy in Policy::all() {
+        for workers in [3, 4] {
+            let what = format!("{policy}, {workers}");
+            let pool = Arc::new(pool(policy, Topology::Ring, workers));
+            let p = Arc::clone(&pool);
+            within(LIMIT, &what.clone(), move || {
+                let runs = counters(150);
+                let seqs = Seqs::new(workers);
+                let starts = std::sync::Mutex::new(Vec::new());
+                p.scope_fifo(|s| {
+                    fifo_tree(s, &p, &seqs, &starts, &runs);
+                    while runs.iter().any(|r| r.load(Ordering::SeqCst) == 0) {
+                        if hypersteal::yield_now() == Some(Yield::Idle) {
+                            std::thread::yield_now();
+                        }
+                    }
+                });
+                assert_each_ran_once(&runs, &what);
+                assert_fifo_per_worker(&starts.into_inner().unwrap(), workers, &what);
+                assert_balanced(&p, &what);
+            });
+        }
+    }
+}
