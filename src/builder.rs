@@ -323,9 +323,10 @@ impl ThreadPoolBuilder {
     /// returned; dropping the pool does not wait for them. The handler may run on several
     /// threads at once.
     ///
-    /// The pool is stopping when the handler runs: it may use `join` and scopes (the calling
-    /// worker runs their tasks itself if no other worker is left), but a `'static` `spawn` it
-    /// makes into this pool runs only if a worker is still there to take it.
+    /// The handler may still use the pool (`join`, scopes, `spawn`): with an exit handler set,
+    /// no worker leaves before every worker's handler has returned and the work they submitted
+    /// is done. Workers whose handler returned wait for the others awake (yielding), so a
+    /// handler that blocks for long keeps the other workers spinning meanwhile.
     ///
     /// A panic in the handler is caught and treated like the panic of a task started with
     /// `spawn` (see [`ThreadPoolBuilder::start_handler`]); the thread then exits normally.

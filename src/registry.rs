@@ -69,6 +69,9 @@ pub(crate) struct Registry {
     panic_handler: Option<PanicHandler>,
     start_handler: Option<ThreadHandler>,
     exit_handler: Option<ThreadHandler>,
+    /// Workers whose exit handler has returned, plus workers that never started (a failed
+    /// build): with an exit handler, no worker exits before this reaches the worker count.
+    exits_done: AtomicUsize,
     start: Instant,
     baseline: Mutex<PoolStats>,
     speeds: Vec<f64>,
@@ -113,6 +116,7 @@ impl Registry {
             panic_handler: config.panic_handler.take(),
             start_handler: config.start_handler.take(),
             exit_handler: config.exit_handler.take(),
+            exits_done: AtomicUsize::new(0),
             start: Instant::now(),
             baseline: Mutex::new(PoolStats {
                 workers: vec![Default::default(); n],
@@ -133,7 +137,9 @@ impl Registry {
                 Ok(h) => handles.push(h),
                 Err(e) => {
                     // The workers already started exit at once (nothing is outstanding); wait
-                    // for them, so a failed build leaves no thread behind.
+                    // for them, so a failed build leaves no thread behind. Those that never
+                    // started have no exit handler to wait for.
+                    registry.exits_done.fetch_add(n - index, Ordering::SeqCst);
                     registry.terminate();
                     for h in handles {
                         let _ = h.join();
@@ -355,11 +361,29 @@ impl Registry {
     }
 
     /// Runs the exit handler, if any, on worker `index` (the current thread), as
-    /// [`Registry::thread_started`] runs the start handler.
-    pub(crate) fn thread_exiting(&self, index: usize) {
-        if let Some(handler) = &self.exit_handler {
-            self.run_thread_handler(handler, index);
-        }
+    /// [`Registry::thread_started`] runs the start handler, and returns whether there was one.
+    ///
+    /// The pool had come to rest, but the handler may submit work (a spawn, which a
+    /// sender-initiated policy may place on any worker): so with an exit handler, no worker
+    /// leaves before every worker's handler has returned and the pool is at rest again
+    /// ([`Registry::exits_done_and_quiescent`]); until then they all keep taking work.
+    pub(crate) fn thread_exiting(&self, index: usize) -> bool {
+        let Some(handler) = &self.exit_handler else {
+            return false;
+        };
+        self.run_thread_handler(handler, index);
+        self.exits_done.fetch_add(1, Ordering::SeqCst);
+        // Publish, fence, wake, as in `end_root`: a worker asleep in the last wait re-checks
+        // `exits_done_and_quiescent` after its own fence, so one side sees the other.
+        self.sleep.notify_all();
+        true
+    }
+
+    /// Every worker's exit handler has returned and nothing is outstanding: no work can
+    /// appear any more (nothing is left that could submit it).
+    pub(crate) fn exits_done_and_quiescent(&self) -> bool {
+        self.exits_done.load(Ordering::SeqCst) >= self.num_threads()
+            && self.quiescent_and_terminating()
     }
 
     fn run_thread_handler(&self, handler: &ThreadHandler, index: usize) {

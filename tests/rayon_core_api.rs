@@ -1100,3 +1100,35 @@ fn fifo_scopes_and_yields_under_every_policy() {
         }
     }
 }
+
+#[test]
+fn work_spawned_by_exit_handlers_runs_before_the_threads_go() {
+    // Each worker's exit handler spawns tasks (plain and FIFO) that spawn more; a
+    // sender-initiated policy may place them on any worker, including one whose own handler
+    // already returned: all of them run, and shutdown still returns.
+    for (policy, workers) in shapes() {
+        let what = format!("{policy}, {workers}");
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = Arc::clone(&ran);
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .policy(policy)
+            .pin_threads(false)
+            .exit_handler(move |_| {
+                for _ in 0..10 {
+                    let (a, b) = (Arc::clone(&r), Arc::clone(&r));
+                    hypersteal::spawn(move || {
+                        a.fetch_add(1, Ordering::SeqCst);
+                        hypersteal::spawn_fifo(move || {
+                            b.fetch_add(1, Ordering::SeqCst);
+                        });
+                    });
+                }
+            })
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(|| fib(12)), fib_iter(12));
+        within(LIMIT, &what, move || pool.shutdown());
+        assert_eq!(ran.load(Ordering::SeqCst), 20 * workers, "{what}");
+    }
+}

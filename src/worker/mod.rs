@@ -170,14 +170,17 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
     worker.registry.thread_started(index);
     worker.wait_until(&Terminated(&worker.registry));
     // Nothing is outstanding, but tasks taken back by their creators may have left husks
-    // (ticket references) here; release them. The exit handler comes after, and what it
-    // leaves queued here (it may spawn) runs before the thread goes.
+    // (ticket references) here; release them.
     while let Some(job) = worker.pop_own() {
         worker.execute(job);
     }
-    worker.registry.thread_exiting(index);
-    while let Some(job) = worker.pop_own() {
-        worker.execute(job);
+    // The exit handler may submit work: every worker stays until all handlers have run and
+    // that work is done (`Registry::thread_exiting`).
+    if worker.registry.thread_exiting(index) {
+        worker.wait_until(&ExitsDone(&worker.registry));
+        while let Some(job) = worker.pop_own() {
+            worker.execute(job);
+        }
     }
     WORKER_THREAD.with(|t| t.set(ptr::null()));
     guard.disarm();
@@ -189,6 +192,16 @@ struct Terminated<'a>(&'a Registry);
 impl Probe for Terminated<'_> {
     fn probe(&self) -> bool {
         self.0.quiescent_and_terminating()
+    }
+}
+
+/// The "latch" of the last wait when the pool has an exit handler: every worker's handler has
+/// returned and nothing is outstanding.
+struct ExitsDone<'a>(&'a Registry);
+
+impl Probe for ExitsDone<'_> {
+    fn probe(&self) -> bool {
+        self.0.exits_done_and_quiescent()
     }
 }
 
