@@ -9,6 +9,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) type PanicHandler = Box<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
+/// A start or exit handler: called on a worker thread with the worker's index.
+pub(crate) type ThreadHandler = Box<dyn Fn(usize) + Send + Sync>;
 type ThreadName = Box<dyn FnMut(usize) -> String>;
 
 /// Environment variable: default worker count (`0` = one per available core).
@@ -143,6 +145,8 @@ pub struct ThreadPoolBuilder {
     thread_name: Option<ThreadName>,
     stack_size: Option<usize>,
     panic_handler: Option<PanicHandler>,
+    start_handler: Option<ThreadHandler>,
+    exit_handler: Option<ThreadHandler>,
     speeds: Option<Vec<f64>>,
     seed: Option<u64>,
     heartbeat: Option<std::time::Duration>,
@@ -158,6 +162,8 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("thread_name", &self.thread_name.as_ref().map(|_| ".."))
             .field("stack_size", &self.stack_size)
             .field("panic_handler", &self.panic_handler.as_ref().map(|_| ".."))
+            .field("start_handler", &self.start_handler.as_ref().map(|_| ".."))
+            .field("exit_handler", &self.exit_handler.as_ref().map(|_| ".."))
             .field("worker_speeds", &self.speeds)
             .field("seed", &self.seed)
             .finish()
@@ -174,6 +180,8 @@ pub(crate) struct Config {
     pub(crate) thread_names: Vec<String>,
     pub(crate) stack_size: Option<usize>,
     pub(crate) panic_handler: Option<PanicHandler>,
+    pub(crate) start_handler: Option<ThreadHandler>,
+    pub(crate) exit_handler: Option<ThreadHandler>,
     pub(crate) speeds: Option<Vec<f64>>,
     pub(crate) seed: u64,
     pub(crate) heartbeat: std::time::Duration,
@@ -272,6 +280,77 @@ impl ThreadPoolBuilder {
         H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
     {
         self.panic_handler = Some(Box::new(handler));
+        self
+    }
+
+    /// Called on each worker thread, with the worker's index, when the thread starts: before
+    /// it runs any task, with the worker already in place (so [`crate::current_thread_index`]
+    /// answers `Some(index)`). Workers start concurrently, so the handler may run on several
+    /// threads at once. Use it for per-thread setup (thread-local state, priorities).
+    ///
+    /// A panic in the handler does not kill the worker: it is caught and treated like the panic
+    /// of a task started with `spawn` (handed to the [`ThreadPoolBuilder::panic_handler`], or
+    /// dropped without one, and counted in [`crate::WorkerStats::panics`]), and the worker then
+    /// starts normally. rayon does the same when a panic handler is set, but aborts the process
+    /// when there is none (or when that handler panics too); here nothing aborts.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// let started = Arc::new(Mutex::new(Vec::new()));
+    /// let log = Arc::clone(&started);
+    /// let pool = hypersteal::ThreadPoolBuilder::new()
+    ///     .num_threads(3)
+    ///     .start_handler(move |index| log.lock().unwrap().push(index))
+    ///     .build()
+    ///     .unwrap();
+    /// pool.shutdown(); // waits for the threads, hence for their start handlers
+    /// let mut started = started.lock().unwrap().clone();
+    /// started.sort();
+    /// assert_eq!(started, [0, 1, 2]);
+    /// ```
+    pub fn start_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.start_handler = Some(Box::new(handler));
+        self
+    }
+
+    /// Called on each worker thread, with the worker's index, just before the thread exits:
+    /// after the pool was stopped (dropped or shut down) and the worker finished its share of
+    /// the queued work, still as a worker of the pool (so [`crate::current_thread_index`]
+    /// answers `Some(index)`). [`ThreadPool::shutdown`] returns after every exit handler has
+    /// returned; dropping the pool does not wait for them. The handler may run on several
+    /// threads at once.
+    ///
+    /// The handler may still use the pool (`join`, scopes, `spawn`): with an exit handler set,
+    /// no worker leaves before every worker's handler has returned and the work they submitted
+    /// is done. Workers whose handler returned wait for the others asleep, like idle workers,
+    /// and take any work the handlers submit.
+    ///
+    /// A panic in the handler is caught and treated like the panic of a task started with
+    /// `spawn` (see [`ThreadPoolBuilder::start_handler`]); the thread then exits normally.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let exited = Arc::new(AtomicUsize::new(0));
+    /// let count = Arc::clone(&exited);
+    /// let pool = hypersteal::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .exit_handler(move |_| {
+    ///         count.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.shutdown();
+    /// assert_eq!(exited.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn exit_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.exit_handler = Some(Box::new(handler));
         self
     }
 
@@ -375,6 +454,8 @@ impl ThreadPoolBuilder {
             thread_names,
             stack_size: self.stack_size,
             panic_handler: self.panic_handler,
+            start_handler: self.start_handler,
+            exit_handler: self.exit_handler,
             speeds: self.speeds,
             seed: self.seed.unwrap_or(0x5EED),
             heartbeat,

@@ -153,23 +153,61 @@ impl Latch for LockLatch {
     }
 }
 
-/// Counts outstanding jobs of a scope; set when the count reaches zero. The waiter is a worker
-/// of `registry`, and so is every thread that decrements the count.
+/// Counts outstanding jobs of a scope; set when the count reaches zero.
+///
+/// Its waiter is either a worker (of the pool whose workers run the scope's tasks, or, for an
+/// `in_place_scope` of one pool called on a worker of another, of that other pool), which keeps
+/// working while it waits, or a thread outside every pool, which blocks.
 pub(crate) struct CountLatch {
     core: CoreLatch,
     counter: AtomicUsize,
-    registry: StdArc<Registry>,
-    owner: usize,
+    waiter: CountWaiter,
+}
+
+enum CountWaiter {
+    /// Worker `owner` of `registry` waits; setting the latch wakes it if it sleeps.
+    Worker {
+        registry: StdArc<Registry>,
+        owner: usize,
+        /// The threads that count down are not all workers of `registry` (which keeps it
+        /// alive for them): clone it before the flag is stored.
+        cross: bool,
+    },
+    /// A thread outside every pool blocks on a condition variable.
+    Blocking(LockLatch),
 }
 
 impl CountLatch {
-    /// A latch counting one (the scope's own body).
+    /// A latch counting one (the scope's own body), awaited by worker `owner` of `registry`,
+    /// whose tasks (and only they, besides the owner) count it down.
     pub(crate) fn new(registry: StdArc<Registry>, owner: usize) -> Self {
+        Self::with_waiter(CountWaiter::Worker {
+            registry,
+            owner,
+            cross: false,
+        })
+    }
+
+    /// A latch counting one, awaited by worker `owner` of `registry` while the threads that
+    /// count it down are workers of another pool.
+    pub(crate) fn cross(registry: StdArc<Registry>, owner: usize) -> Self {
+        Self::with_waiter(CountWaiter::Worker {
+            registry,
+            owner,
+            cross: true,
+        })
+    }
+
+    /// A latch counting one, awaited by a thread outside every pool ([`CountLatch::wait_blocking`]).
+    pub(crate) fn blocking() -> Self {
+        Self::with_waiter(CountWaiter::Blocking(LockLatch::new()))
+    }
+
+    fn with_waiter(waiter: CountWaiter) -> Self {
         CountLatch {
             core: CoreLatch::new(),
             counter: AtomicUsize::new(1),
-            registry,
-            owner,
+            waiter,
         }
     }
 
@@ -178,29 +216,45 @@ impl CountLatch {
         debug_assert!(before > 0, "scope latch incremented after completion");
     }
 
-    pub(crate) fn registry(&self) -> &StdArc<Registry> {
-        &self.registry
-    }
-
-    /// The worker that waits for this latch.
-    pub(crate) fn owner(&self) -> usize {
-        self.owner
+    /// Blocks the calling thread (not a worker) until the count reaches zero.
+    pub(crate) fn wait_blocking(&self) {
+        match &self.waiter {
+            CountWaiter::Blocking(lock) => lock.wait(),
+            CountWaiter::Worker { .. } => unreachable!("a worker waits for its latch by working"),
+        }
     }
 
     /// Counts one job done; sets the latch on the last one.
     ///
     /// # Safety
     ///
-    /// `this` is live; the caller runs on a worker of `registry` (which keeps it alive).
+    /// `this` is live. For a worker waiter without `cross`, the caller runs on a worker of its
+    /// registry (which keeps the registry alive).
     pub(crate) unsafe fn decrement(this: *const Self) {
-        // SAFETY: `this` is live until the store in `CoreLatch::store`; the registry pointer is
-        // kept alive by the calling worker; AcqRel orders every job's writes before the set.
+        // SAFETY: `this` is live until the flag is stored (for a blocking waiter: until the
+        // lock latch is set, which the waiter waits for); everything needed afterwards is
+        // copied or cloned first. AcqRel orders every job's writes before the set.
         unsafe {
-            if (*this).counter.fetch_sub(1, Ordering::AcqRel) == 1 {
-                let owner = (*this).owner;
-                let registry: *const Registry = StdArc::as_ptr(&(*this).registry);
-                CoreLatch::store(&(*this).core);
-                (*registry).notify_latch_set(owner);
+            if (*this).counter.fetch_sub(1, Ordering::AcqRel) != 1 {
+                return;
+            }
+            match &(*this).waiter {
+                CountWaiter::Worker {
+                    registry,
+                    owner,
+                    cross,
+                } => {
+                    let owner = *owner;
+                    let keep = cross.then(|| StdArc::clone(registry));
+                    let registry: *const Registry = StdArc::as_ptr(registry);
+                    CoreLatch::store(&(*this).core);
+                    (*registry).notify_latch_set(owner);
+                    drop(keep);
+                }
+                CountWaiter::Blocking(lock) => {
+                    CoreLatch::store(&(*this).core);
+                    LockLatch::set(lock);
+                }
             }
         }
     }

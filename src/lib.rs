@@ -52,6 +52,7 @@
 #![warn(unsafe_op_in_unsafe_fn)]
 
 mod builder;
+mod fifo;
 pub mod iter;
 mod job;
 mod join;
@@ -69,19 +70,22 @@ mod sync;
 mod topology;
 mod unwind;
 mod worker;
+mod yielding;
 
 pub use builder::{
-    BuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN, ENV_POLICY, ENV_TOPOLOGY,
+    BuildError, BuildError as ThreadPoolBuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN,
+    ENV_POLICY, ENV_TOPOLOGY,
 };
 pub use join::{join, join_context, FnContext};
 pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy, PolicyError};
 pub use pool::ThreadPool;
-pub use scope::{scope, Scope};
-pub use spawn::spawn;
+pub use scope::{in_place_scope, in_place_scope_fifo, scope, scope_fifo, Scope, ScopeFifo};
+pub use spawn::{spawn, spawn_fifo};
 pub use stats::{PoolStats, WorkerStats};
 pub use topology::{
     Neighbors, ParseTopologyError, Topology, TopologyError, TopologyGraph, MAX_NODES, MAX_WORKERS,
 };
+pub use yielding::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 
 /// The number of workers of the current pool (the global pool outside any pool).
 pub fn current_num_threads() -> usize {
@@ -98,4 +102,21 @@ pub fn current_thread_index() -> Option<usize> {
     let w = registry::WorkerThread::current();
     // SAFETY: the thread-local points to this thread's live worker, or is null.
     unsafe { w.as_ref() }.map(|w| w.index)
+}
+
+/// The largest pool this crate builds: [`ThreadPoolBuilder::num_threads`] and
+/// `HYPERSTEAL_NUM_THREADS` accept 0 (one worker per core) up to this many workers
+/// ([`MAX_WORKERS`], 1024; "one per core" is capped at it too).
+///
+/// Unlike rayon, which silently lowers a larger request to its maximum, asking for more is an
+/// error that names the value and the limit ([`BuildError::TooManyThreads`]).
+///
+/// ```
+/// let max = hypersteal::max_num_threads();
+/// assert_eq!(max, hypersteal::MAX_WORKERS);
+/// let err = hypersteal::ThreadPoolBuilder::new().num_threads(max + 1).build().unwrap_err();
+/// assert!(matches!(err, hypersteal::ThreadPoolBuildError::TooManyThreads { .. }));
+/// ```
+pub fn max_num_threads() -> usize {
+    MAX_WORKERS
 }

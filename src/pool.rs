@@ -2,10 +2,11 @@
 
 use crate::policy::Policy;
 use crate::registry::{Registry, WorkerThread};
-use crate::scope::Scope;
+use crate::scope::{Scope, ScopeFifo};
 use crate::stats::PoolStats;
 use crate::sync::thread::JoinHandle;
 use crate::topology::{Topology, TopologyGraph};
+use crate::yielding::Yield;
 use std::fmt;
 use std::sync::Arc;
 
@@ -78,6 +79,63 @@ impl ThreadPool {
         self.install(|| crate::scope(op))
     }
 
+    /// [`crate::in_place_scope`] with the tasks going to this pool: `op` runs on the calling
+    /// thread (which need not belong to this pool, nor to any), the tasks it spawns run in this
+    /// pool, and the call returns once all of them have finished. A worker of another pool
+    /// keeps running its own pool's work while it waits; a thread of no pool blocks.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let ran_in_pool = AtomicUsize::new(0);
+    /// let body_thread = pool.in_place_scope(|s| {
+    ///     for _ in 0..8 {
+    ///         s.spawn(|_| {
+    ///             if pool.current_thread_index().is_some() {
+    ///                 ran_in_pool.fetch_add(1, Ordering::Relaxed);
+    ///             }
+    ///         });
+    ///     }
+    ///     std::thread::current().id()
+    /// });
+    /// assert_eq!(body_thread, std::thread::current().id());
+    /// assert_eq!(ran_in_pool.into_inner(), 8);
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R,
+    {
+        crate::scope::in_place_scope_in(Some(&self.registry), op)
+    }
+
+    /// [`crate::scope_fifo`] in this pool.
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::scope_fifo(op))
+    }
+
+    /// [`crate::in_place_scope_fifo`] with the tasks going to this pool (as
+    /// [`ThreadPool::in_place_scope`] does with [`crate::in_place_scope`]).
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
+    {
+        crate::scope::in_place_scope_fifo_in(Some(&self.registry), op)
+    }
+
+    /// [`crate::spawn_fifo`] in this pool: runs `func` somewhere in this pool without waiting
+    /// for it, after the FIFO spawns the calling worker (if it belongs to this pool) already
+    /// made. A panic goes to the pool's panic handler.
+    pub fn spawn_fifo<F>(&self, func: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.registry.spawn_static_fifo(func);
+    }
+
     /// Runs `func` somewhere in this pool without waiting for it. A panic goes to the pool's
     /// panic handler.
     pub fn spawn<F>(&self, func: F)
@@ -94,11 +152,33 @@ impl ThreadPool {
 
     /// The index of the calling thread if it is a worker of this pool.
     pub fn current_thread_index(&self) -> Option<usize> {
+        self.own_worker().map(|w| w.index)
+    }
+
+    /// This pool's worker running the calling thread, if it is one.
+    fn own_worker(&self) -> Option<&WorkerThread> {
         let w = WorkerThread::current();
-        // SAFETY: the thread-local points to this thread's live worker, or is null.
-        unsafe { w.as_ref() }
-            .filter(|w| Arc::ptr_eq(&w.registry, &self.registry))
-            .map(|w| w.index)
+        // SAFETY: the thread-local points to this thread's live worker, or is null; the worker
+        // outlives every task its thread runs, hence this call.
+        unsafe { w.as_ref() }.filter(|w| Arc::ptr_eq(&w.registry, &self.registry))
+    }
+
+    /// [`crate::current_thread_has_pending_tasks`], but `None` unless the calling thread is a
+    /// worker of this pool.
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        self.own_worker().map(|w| w.has_own_tasks())
+    }
+
+    /// [`crate::yield_now`], but only on a worker of this pool: `None` (and nothing runs) on any
+    /// other thread, including workers of other pools.
+    pub fn yield_now(&self) -> Option<Yield> {
+        self.own_worker().map(|w| w.yield_now().into())
+    }
+
+    /// [`crate::yield_local`], but only on a worker of this pool: `None` (and nothing runs) on
+    /// any other thread, including workers of other pools.
+    pub fn yield_local(&self) -> Option<Yield> {
+        self.own_worker().map(|w| w.yield_local().into())
     }
 
     /// The pool's scheduling policy.

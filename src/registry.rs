@@ -6,7 +6,8 @@
 //! [`Machine`](crate::policy::machine::Machine) whom to ask or where to place, and the policy
 //! only reads topology and published loads.
 
-use crate::builder::{BuildError, Config, PanicHandler};
+use crate::builder::{BuildError, Config, PanicHandler, ThreadHandler};
+use crate::fifo::Lanes;
 use crate::job::{JobRef, StackJob, Ticket, EXTERNAL};
 use crate::latch::{LockLatch, SpinLatch};
 use crate::pinning::Cores;
@@ -58,12 +59,19 @@ pub(crate) struct Registry {
     pub(crate) idle: CachePadded<AtomicUsize>,
     /// The allocating phase's heartbeat, in nanoseconds (sender-initiated policies).
     pub(crate) heartbeat_ns: u64,
+    /// Each worker's lane of `'static` FIFO spawns (`fifo.rs`).
+    lanes: Lanes,
     /// Root jobs (injected jobs and `'static` spawns) not yet finished. Every other job is
     /// awaited by a frame of one of these, so zero means the pool is quiescent.
     outstanding: AtomicUsize,
     terminating: AtomicBool,
     submitted: AtomicU64,
     panic_handler: Option<PanicHandler>,
+    start_handler: Option<ThreadHandler>,
+    exit_handler: Option<ThreadHandler>,
+    /// Workers whose exit handler has returned, plus workers that never started (a failed
+    /// build): with an exit handler, no worker exits before this reaches the worker count.
+    exits_done: AtomicUsize,
     start: Instant,
     baseline: Mutex<PoolStats>,
     speeds: Vec<f64>,
@@ -101,10 +109,14 @@ impl Registry {
             placing: n > 1 && config.policy.is_sender_initiated(),
             idle: CachePadded::new(AtomicUsize::new(0)),
             heartbeat_ns: config.heartbeat.as_nanos().min(u64::MAX as u128) as u64,
+            lanes: Lanes::new(n),
             outstanding: AtomicUsize::new(0),
             terminating: AtomicBool::new(false),
             submitted: AtomicU64::new(0),
             panic_handler: config.panic_handler.take(),
+            start_handler: config.start_handler.take(),
+            exit_handler: config.exit_handler.take(),
+            exits_done: AtomicUsize::new(0),
             start: Instant::now(),
             baseline: Mutex::new(PoolStats {
                 workers: vec![Default::default(); n],
@@ -125,7 +137,9 @@ impl Registry {
                 Ok(h) => handles.push(h),
                 Err(e) => {
                     // The workers already started exit at once (nothing is outstanding); wait
-                    // for them, so a failed build leaves no thread behind.
+                    // for them, so a failed build leaves no thread behind. Those that never
+                    // started have no exit handler to wait for.
+                    registry.exits_done.fetch_add(n - index, Ordering::SeqCst);
                     registry.terminate();
                     for h in handles {
                         let _ = h.join();
@@ -287,6 +301,16 @@ impl Registry {
 
     /// Runs a `'static` task somewhere in the pool; its panic goes to the panic handler.
     pub(crate) fn spawn_static<F: FnOnce() + Send + 'static>(self: &Arc<Self>, func: F) {
+        self.spawn_static_in(false, func);
+    }
+
+    /// [`Registry::spawn_static`], in FIFO order with the other FIFO spawns of the spawning
+    /// worker (`fifo.rs`); from outside the pool the injector is FIFO already.
+    pub(crate) fn spawn_static_fifo<F: FnOnce() + Send + 'static>(self: &Arc<Self>, func: F) {
+        self.spawn_static_in(true, func);
+    }
+
+    fn spawn_static_in<F: FnOnce() + Send + 'static>(self: &Arc<Self>, fifo: bool, func: F) {
         self.begin_root();
         let registry = Arc::clone(self);
         let job = crate::job::HeapJob::new(move || {
@@ -295,8 +319,17 @@ impl Registry {
                 registry.handle_panic(payload);
             }
         });
-        // SAFETY: the job owns everything it uses (`'static`).
-        self.push_or_inject(false, |origin| unsafe { job.into_job_ref(origin) });
+        self.push_or_inject(false, |origin| {
+            // SAFETY: the job owns everything it uses (`'static`).
+            let task = unsafe { job.into_job_ref(origin) };
+            if !fifo || origin == EXTERNAL {
+                return task;
+            }
+            // SAFETY: the lanes live in this registry, which the worker that runs the
+            // indirection (a worker of this pool: it is queued on one, and only this pool's
+            // workers take it) keeps alive; the task is queued nowhere else.
+            unsafe { self.lanes.enqueue(origin, task) }
+        });
     }
 
     /// A `'static` spawn panicked (on the current worker): count it and hand the payload to the
@@ -316,6 +349,46 @@ impl Registry {
                 }
             }
             None => unwind::drop_payload(payload),
+        }
+    }
+
+    /// Runs the start handler, if any, on worker `index` (the current thread). Its panic is
+    /// handled as a spawn's ([`Registry::handle_panic`]); nothing unwinds.
+    pub(crate) fn thread_started(&self, index: usize) {
+        if let Some(handler) = &self.start_handler {
+            self.run_thread_handler(handler, index);
+        }
+    }
+
+    /// Runs the exit handler, if any, on worker `index` (the current thread), as
+    /// [`Registry::thread_started`] runs the start handler, and returns whether there was one.
+    ///
+    /// The pool had come to rest, but the handler may submit work (a spawn, which a
+    /// sender-initiated policy may place on any worker): so with an exit handler, no worker
+    /// leaves before every worker's handler has returned and the pool is at rest again
+    /// ([`Registry::exits_done_and_quiescent`]); until then they all keep taking work.
+    pub(crate) fn thread_exiting(&self, index: usize) -> bool {
+        let Some(handler) = &self.exit_handler else {
+            return false;
+        };
+        self.run_thread_handler(handler, index);
+        self.exits_done.fetch_add(1, Ordering::SeqCst);
+        // Publish, fence, wake, as in `end_root`: a worker asleep in the last wait re-checks
+        // `exits_done_and_quiescent` after its own fence, so one side sees the other.
+        self.sleep.notify_all();
+        true
+    }
+
+    /// Every worker's exit handler has returned and nothing is outstanding: no work can
+    /// appear any more (nothing is left that could submit it).
+    pub(crate) fn exits_done_and_quiescent(&self) -> bool {
+        self.exits_done.load(Ordering::SeqCst) >= self.num_threads()
+            && self.quiescent_and_terminating()
+    }
+
+    fn run_thread_handler(&self, handler: &ThreadHandler, index: usize) {
+        if let Err(payload) = unwind::halt_unwinding(|| handler(index)) {
+            self.handle_panic(payload);
         }
     }
 

@@ -6,7 +6,7 @@
 //! thread standing in for a scope task on another worker, and the sibling's ticket sits in no
 //! queue at all, so only the owner can run it: a lost wake-up is a deadlock.
 
-use super::Scope;
+use super::ScopeBase;
 use crate::job::{HeapJob, Ticket};
 use crate::registry::WorkerThread;
 use crate::sync::loom_check::{model, pool, SendPtr};
@@ -17,7 +17,7 @@ fn late_sibling() {
     let ran = pool.install(|| {
         // SAFETY: inside `install`, on a worker whose `WorkerThread` outlives this job.
         let owner = unsafe { &*WorkerThread::current() };
-        let scope = Scope::new(owner);
+        let scope = ScopeBase::new(Some(owner), &owner.registry);
         let runs = AtomicUsize::new(0);
         // The sibling is counted before anyone can wait for it, as `Scope::spawn` does.
         scope.latch.increment();

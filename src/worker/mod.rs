@@ -25,6 +25,7 @@
 pub(crate) mod exchange;
 mod place;
 mod wait;
+mod yielding;
 
 use crate::job::{JobRef, Ticket, EXTERNAL};
 use crate::latch::Probe;
@@ -42,6 +43,7 @@ use std::ptr;
 use std::sync::Arc;
 
 pub(crate) use wait::Reclaim;
+pub(crate) use yielding::Yielded;
 
 /// Unstarted tasks a worker keeps private before a `join` runs its closures in place.
 pub(crate) const PRIVATE_TASKS: usize = 3;
@@ -177,11 +179,21 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
     };
     WORKER_THREAD.with(|t| t.set(&worker));
     SOLO.with(|s| s.set(mode == Mode::Solo));
+    // The user's handlers run as workers of the pool; their panics are caught (`registry.rs`).
+    worker.registry.thread_started(index);
     worker.wait_until(&Terminated(&worker.registry));
     // Nothing is outstanding, but tasks taken back by their creators may have left husks
     // (ticket references) here; release them.
     while let Some(job) = worker.pop_own() {
         worker.execute(job);
+    }
+    // The exit handler may submit work: every worker stays until all handlers have run and
+    // that work is done (`Registry::thread_exiting`).
+    if worker.registry.thread_exiting(index) {
+        worker.wait_until(&ExitsDone(&worker.registry));
+        while let Some(job) = worker.pop_own() {
+            worker.execute(job);
+        }
     }
     SOLO.with(|s| s.set(false));
     WORKER_THREAD.with(|t| t.set(ptr::null()));
@@ -194,6 +206,16 @@ struct Terminated<'a>(&'a Registry);
 impl Probe for Terminated<'_> {
     fn probe(&self) -> bool {
         self.0.quiescent_and_terminating()
+    }
+}
+
+/// The "latch" of the last wait when the pool has an exit handler: every worker's handler has
+/// returned and nothing is outstanding.
+struct ExitsDone<'a>(&'a Registry);
+
+impl Probe for ExitsDone<'_> {
+    fn probe(&self) -> bool {
+        self.0.exits_done_and_quiescent()
     }
 }
 

@@ -283,7 +283,7 @@ impl WorkerThread {
     }
 
     /// A task from outside the pool.
-    fn take_injected(&self) -> Option<JobRef> {
+    pub(super) fn take_injected(&self) -> Option<JobRef> {
         let job = steal_retrying(|| self.registry.injector.steal())?;
         // SB: a worker that obtains work is a donor (this is how the root's holder joins).
         let env = self.env();
@@ -292,7 +292,7 @@ impl WorkerThread {
     }
 
     /// A task placed in the own inbox that stays here (sender-initiated policies).
-    fn take_placed(&self) -> Option<JobRef> {
+    pub(super) fn take_placed(&self) -> Option<JobRef> {
         let queue = &self.registry.workers[self.index].inbox;
         while let Some(job) = steal_retrying(|| queue.steal()) {
             if let Some(job) = self.receive(job) {
@@ -341,8 +341,9 @@ impl WorkerThread {
     /// its public deque and wakes one (README, "Promotion").
     fn work_visible(&self, deep: bool) -> bool {
         let registry = &*self.registry;
-        if registry.quiescent_and_terminating()
-            || !registry.injector.is_empty()
+        // Termination is not work: the main loop waits for it as its latch, which the re-check
+        // probes first, and no other wait ends with it.
+        if !registry.injector.is_empty()
             || (!deep
                 && (!self.deque.is_empty()
                     || !self.stack().is_empty()
