@@ -51,6 +51,7 @@
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
 
+mod broadcast;
 mod builder;
 mod fifo;
 pub mod iter;
@@ -72,6 +73,7 @@ mod unwind;
 mod worker;
 mod yielding;
 
+pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use builder::{
     BuildError, BuildError as ThreadPoolBuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN,
     ENV_POLICY, ENV_TOPOLOGY,

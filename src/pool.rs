@@ -145,6 +145,26 @@ impl ThreadPool {
         self.registry.spawn_static(func);
     }
 
+    /// [`crate::broadcast`] in this pool: runs `op` once on each of its workers and returns
+    /// the results in worker order.
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(crate::BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        self.registry
+            .in_worker(|worker, _| crate::broadcast::broadcast_on(worker, &op))
+    }
+
+    /// [`crate::spawn_broadcast`] in this pool: runs `op` once on each of its workers without
+    /// waiting. A panicking call goes to the pool's panic handler.
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(crate::BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        crate::broadcast::spawn_broadcast_in(&self.registry, op);
+    }
+
     /// The number of workers.
     pub fn current_num_threads(&self) -> usize {
         self.registry.num_threads()

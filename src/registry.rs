@@ -36,6 +36,9 @@ pub(crate) struct WorkerInfo {
     pub(crate) stealer: Stealer<JobRef>,
     /// Tasks other workers placed here (sender-initiated policies); only the owner drains it.
     pub(crate) inbox: Injector<JobRef>,
+    /// Broadcast jobs that must run on this worker (`broadcast.rs`); only the owner drains it,
+    /// in every wait loop, deep or not.
+    pub(crate) broadcasts: Injector<JobRef>,
     /// Shared with the worker thread, which keeps its own handle (one load on the hot path).
     pub(crate) stats: Arc<CachePadded<Counters>>,
     /// The request cell, the answer slot and the published load (`src/worker/README.md`).
@@ -93,6 +96,7 @@ impl Registry {
             .map(|d| WorkerInfo {
                 stealer: d.stealer(),
                 inbox: Injector::new(),
+                broadcasts: Injector::new(),
                 stats: Arc::new(CachePadded::new(Counters::default())),
                 exchange: Exchange::new(),
             })
@@ -392,6 +396,13 @@ impl Registry {
         }
     }
 
+    /// Queues `job` for worker `to` alone (a broadcast), and wakes it if it sleeps: push, then
+    /// notify, against the sleeper's re-check of its broadcast queue (`src/sleep/README.md`).
+    pub(crate) fn push_broadcast(&self, to: usize, job: JobRef) {
+        self.workers[to].broadcasts.push(job);
+        self.sleep.notify_worker(to);
+    }
+
     /// After worker `from` published a job in its deque: wake a sleeper that may take it.
     #[inline(never)]
     pub(crate) fn notify_new_job(&self, from: usize) {
@@ -470,7 +481,7 @@ impl LoadView for Registry {
 }
 
 /// Ends a root job when dropped (also when the job panics).
-struct RootGuard<'a>(&'a Registry);
+pub(crate) struct RootGuard<'a>(pub(crate) &'a Registry);
 
 impl Drop for RootGuard<'_> {
     fn drop(&mut self) {

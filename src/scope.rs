@@ -1,5 +1,6 @@
 //! `scope`: spawn tasks that borrow from the enclosing stack frame.
 
+use crate::broadcast::BroadcastContext;
 use crate::fifo::Lanes;
 use crate::job::{HeapJob, JobRef, Ticket, EXTERNAL};
 use crate::latch::CountLatch;
@@ -302,6 +303,29 @@ impl<'scope> ScopeFifo<'scope> {
         }
     }
 
+    /// [`Scope::spawn_broadcast`] for a FIFO scope: one task per worker of the scope's pool,
+    /// each on its own worker.
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&ScopeFifo<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        let body = StdArc::new(body);
+        let make = |i: usize, n: usize| {
+            let (body, scope_ptr) = (StdArc::clone(&body), ScopePtr(self));
+            let job = HeapJob::new(move || {
+                // SAFETY: the scope waits for this task (its latch counts it) before it returns.
+                let scope = unsafe { scope_ptr.get() };
+                scope
+                    .base
+                    .run_task(move || body(scope, BroadcastContext::new(i, n)));
+            });
+            // SAFETY: as in `Scope::spawn_broadcast`.
+            unsafe { job.into_job_ref(EXTERNAL) }
+        };
+        // SAFETY: as in `Scope::spawn_broadcast`.
+        unsafe { self.base.push_broadcast(make) };
+    }
+
     /// Spawns a task into the scope, after the FIFO tasks the calling worker already spawned;
     /// it may borrow anything that outlives `'scope` and spawn further tasks through the
     /// `&ScopeFifo` it receives.
@@ -390,6 +414,45 @@ impl<'scope> Scope<'scope> {
         // before the job has run (`push` counts it first).
         unsafe { self.base.push(|origin| job.into_job_ref(origin)) };
     }
+
+    /// Spawns one task per worker of the scope's pool, each running `body` on its worker with
+    /// that worker's [`BroadcastContext`] (as [`crate::spawn_broadcast`], but borrowing like
+    /// [`Scope::spawn`]); the scope waits for all of them.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// let calls = AtomicUsize::new(0);
+    /// pool.scope(|s| s.spawn_broadcast(|_, ctx| {
+    ///     assert_eq!(hypersteal::current_thread_index(), Some(ctx.index()));
+    ///     calls.fetch_add(1, Ordering::Relaxed);
+    /// }));
+    /// assert_eq!(calls.into_inner(), 3);
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&Scope<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        let body = StdArc::new(body);
+        let make = |i: usize, n: usize| {
+            let (body, scope_ptr) = (StdArc::clone(&body), ScopePtr(self));
+            let job = HeapJob::new(move || {
+                // SAFETY: the scope waits for this task (its latch counts it) before it returns.
+                let scope = unsafe { scope_ptr.get() };
+                // `body` moves into the task so that its last clone is dropped before the
+                // task counts itself done, while what it borrows is still alive.
+                scope
+                    .base
+                    .run_task(move || body(scope, BroadcastContext::new(i, n)));
+            });
+            // SAFETY: the job borrows only data that outlives `'scope`, and the scope does not
+            // end before it has run (`push_broadcast` counts it first).
+            unsafe { job.into_job_ref(EXTERNAL) }
+        };
+        // SAFETY: each job runs its task through `run_task` and borrows only what outlives the
+        // scope.
+        unsafe { self.base.push_broadcast(make) };
+    }
 }
 
 impl<'scope> ScopeBase<'scope> {
@@ -430,6 +493,21 @@ impl<'scope> ScopeBase<'scope> {
         let placed = self.registry.push_or_inject(self.reclaimer.is_some(), make);
         if let Some(ticket) = placed {
             self.track_placed(ticket);
+        }
+    }
+
+    /// Counts one task per worker of the scope's pool and queues task `make(i, n)` for worker
+    /// `i` alone (`broadcast.rs`). The owner cannot take these back, and need not: every
+    /// waiter, deep or not, runs the broadcast jobs of its own queue.
+    ///
+    /// # Safety
+    ///
+    /// As [`ScopeBase::push`].
+    pub(crate) unsafe fn push_broadcast(&self, make: impl Fn(usize, usize) -> JobRef) {
+        let n = self.registry.num_threads();
+        for i in 0..n {
+            self.latch.increment();
+            self.registry.push_broadcast(i, make(i, n));
         }
     }
 

@@ -107,7 +107,11 @@ impl WorkerThread {
     /// Receiver-initiated waiting (module docs).
     fn wait_stealing<L: Probe>(&self, latch: &L) {
         while !latch.probe() {
-            if let Some(job) = self.pop_own().or_else(|| self.take_injected()) {
+            if let Some(job) = self
+                .pop_own()
+                .or_else(|| self.take_injected())
+                .or_else(|| self.take_broadcast())
+            {
                 self.execute(job);
                 continue;
             }
@@ -123,7 +127,11 @@ impl WorkerThread {
             if latch.probe() {
                 return Found::LatchSet;
             }
-            if let Some(job) = self.pop_own().or_else(|| self.take_injected()) {
+            if let Some(job) = self
+                .pop_own()
+                .or_else(|| self.take_injected())
+                .or_else(|| self.take_broadcast())
+            {
                 return Found::Job(job);
             }
             match self.acquire_round() {
@@ -154,6 +162,7 @@ impl WorkerThread {
                 .take_placed()
                 .or_else(|| self.pop_own())
                 .or_else(|| self.take_injected())
+                .or_else(|| self.take_broadcast())
             {
                 self.execute(job);
                 continue;
@@ -172,7 +181,7 @@ impl WorkerThread {
             if reclaim.is_some_and(|r| r.reclaim(self)) {
                 continue;
             }
-            if let Some(job) = self.take_injected() {
+            if let Some(job) = self.take_injected().or_else(|| self.take_broadcast()) {
                 self.execute(job);
                 continue;
             }
@@ -206,7 +215,10 @@ impl WorkerThread {
             } else {
                 self.take_placed().or_else(|| self.pop_own())
             };
-            if let Some(job) = own.or_else(|| self.take_injected()) {
+            if let Some(job) = own
+                .or_else(|| self.take_injected())
+                .or_else(|| self.take_broadcast())
+            {
                 return Found::Job(job);
             }
             rounds += 1;
@@ -291,6 +303,13 @@ impl WorkerThread {
         Some(job)
     }
 
+    /// A broadcast job for this worker (`broadcast.rs`). Every waiter takes them, the deep
+    /// waiter included: a broadcast waits for every worker, so one that ignored them could
+    /// block the broadcaster, and through it a task the waiter waits for.
+    pub(super) fn take_broadcast(&self) -> Option<JobRef> {
+        steal_retrying(|| self.registry.workers[self.index].broadcasts.steal())
+    }
+
     /// A task placed in the own inbox that stays here (sender-initiated policies).
     pub(super) fn take_placed(&self) -> Option<JobRef> {
         let queue = &self.registry.workers[self.index].inbox;
@@ -344,6 +363,7 @@ impl WorkerThread {
         // Termination is not work: the main loop waits for it as its latch, which the re-check
         // probes first, and no other wait ends with it.
         if !registry.injector.is_empty()
+            || !registry.workers[self.index].broadcasts.is_empty()
             || (!deep
                 && (!self.deque.is_empty()
                     || !self.stack().is_empty()
