@@ -104,10 +104,13 @@ where
     }
 }
 
+/// What one call of a blocking broadcast left: its value, or its panic.
+type Outcome<R> = Result<R, Box<dyn Any + Send>>;
+
 /// The results of a blocking broadcast and what it waits for, on the broadcaster's stack.
 struct Shared<'a, OP, R> {
     op: &'a OP,
-    results: Vec<Mutex<Option<Result<R, Box<dyn Any + Send>>>>>,
+    results: Vec<Mutex<Option<Outcome<R>>>>,
     latch: CountLatch,
 }
 
