@@ -95,7 +95,7 @@ impl fmt::Display for BuildError {
                 write!(f, "heartbeat {d:?} is out of range: expected 1µs to 1s")
             }
             BuildError::GlobalPoolAlreadyInitialized => {
-                f.write_str("the global thread pool has already been initialized")
+                f.write_str("The global thread pool has already been initialized.")
             }
             BuildError::ThreadSpawn {
                 index,

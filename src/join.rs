@@ -67,8 +67,8 @@ pub struct FnContext {
 
 impl FnContext {
     /// Whether the closure runs on another thread than the one that called [`join_context`]:
-    /// for `b`, another worker took it (stole it, or it was placed there); for `a`, the call came
-    /// from outside the pool and runs on one of its workers. A closure that did not migrate
+    /// another worker took it (`b`, stolen or placed there), or the call came from outside the
+    /// pool and runs on one of its workers (both closures). A closure that did not migrate
     /// shares its caller's thread and caches, which adaptive splitting uses to decide whether
     /// dividing further is worth it.
     #[inline]
@@ -86,9 +86,9 @@ impl FnContext {
 /// });
 /// // One worker: `b` can only run on the thread that called `join_context`.
 /// assert_eq!((a, b), (false, false));
-/// // Called from outside any pool, `a` runs on a worker of the global pool.
-/// let (a, _) = hypersteal::join_context(|ctx| ctx.migrated(), |_| ());
-/// assert!(a);
+/// // Called from outside any pool, both run on workers of the global pool.
+/// let (a, b) = hypersteal::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated());
+/// assert!(a && b);
 /// ```
 pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -129,7 +129,9 @@ where
         join_in_worker(
             worker,
             move || a(FnContext { migrated: injected }),
-            move |stolen| b(FnContext { migrated: stolen }),
+            move |stolen| b(FnContext {
+                migrated: stolen || injected,
+            }),
         )
     })
 }

@@ -1175,3 +1175,16 @@ fn workers_waiting_for_a_slow_exit_handler_sleep() {
         });
     }
 }
+
+#[test]
+fn a_second_global_pool_is_refused_with_rayons_message() {
+    // Whether or not another test made the global pool first, a second attempt must fail,
+    // with the text rayon gives (programs that match on it keep working).
+    let _ = ThreadPoolBuilder::new().build_global();
+    let err = ThreadPoolBuilder::new().build_global().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "The global thread pool has already been initialized."
+    );
+    assert!(std::error::Error::source(&err).is_none());
+}
