@@ -25,15 +25,28 @@ impl<T: Send> Consumer<T> for VecConsumer {
     }
 }
 
-fn collect_vec<T: Send, I: IntoParallelIterator<Item = T>>(par_iter: I) -> Vec<T> {
-    let mut pieces = par_iter.into_par_iter().drive(VecConsumer);
+/// The items, in order, as the `Vec`s the pieces collected.
+pub(crate) fn collect_pieces<T: Send, I: IntoParallelIterator<Item = T>>(
+    par_iter: I,
+) -> Vec<Vec<T>> {
+    par_iter.into_par_iter().drive(VecConsumer)
+}
+
+/// Appends `pieces`, in order, to `out`.
+pub(crate) fn append_pieces<T>(out: &mut Vec<T>, pieces: Vec<Vec<T>>) {
+    out.reserve(pieces.iter().map(Vec::len).sum());
+    for mut piece in pieces {
+        out.append(&mut piece);
+    }
+}
+
+pub(crate) fn collect_vec<T: Send, I: IntoParallelIterator<Item = T>>(par_iter: I) -> Vec<T> {
+    let mut pieces = collect_pieces(par_iter);
     if pieces.len() == 1 {
         return pieces.pop().unwrap_or_default();
     }
-    let mut out = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
-    for piece in pieces {
-        out.extend(piece);
-    }
+    let mut out = Vec::new();
+    append_pieces(&mut out, pieces);
     out
 }
 
