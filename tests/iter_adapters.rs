@@ -894,3 +894,48 @@ fn watched(running: &AtomicUsize, i: u32) -> bool {
     running.fetch_sub(1, Ordering::SeqCst);
     true
 }
+
+#[test]
+fn one_worker_searches_stop_at_the_answer() {
+    // On one worker a loop is one piece, so an early stop is exact: nothing after the answer
+    // is looked at.
+    within(LIMIT, "early stop", || {
+        for (name, pool) in pools().iter().filter(|(_, p)| p.current_num_threads() == 1) {
+            pool.install(|| {
+                let calls = AtomicUsize::new(0);
+                let seen = |i: &u32| {
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    *i == 1234
+                };
+                assert_eq!((0..100_000u32).into_par_iter().find_first(seen), Some(1234));
+                assert_eq!(
+                    calls.swap(0, Ordering::Relaxed),
+                    1235,
+                    "find_first on {name}"
+                );
+                let r = (0..100_000u32).into_par_iter().try_for_each(|i| {
+                    if seen(&i) {
+                        Err(i)
+                    } else {
+                        Ok(())
+                    }
+                });
+                assert_eq!(r, Err(1234));
+                assert_eq!(
+                    calls.swap(0, Ordering::Relaxed),
+                    1235,
+                    "try_for_each on {name}"
+                );
+                assert_eq!(
+                    (0..100_000u32).into_par_iter().position_first(|i| seen(&i)),
+                    Some(1234)
+                );
+                assert_eq!(
+                    calls.swap(0, Ordering::Relaxed),
+                    1235,
+                    "position_first on {name}"
+                );
+            });
+        }
+    });
+}
