@@ -516,6 +516,10 @@ fn fallible_loops_return_the_first_failure() {
                     .try_fold(|| 0u64, |a, p| item(p).map(|x| a + x))
                     .try_reduce(|| 0, |a, b| Ok(a + b));
                 assert_eq!(folded, seq_sum, "try_fold {ctx}");
+                let folded_with = it()
+                    .try_fold_with(0u64, |a, p| item(p).map(|x| a + x))
+                    .try_reduce(|| 0, |a, b| Ok(a + b));
+                assert_eq!(folded_with, seq_sum, "try_fold_with {ctx}");
             }
             // A failure of `op` itself (overflow), not of an item.
             let small: Vec<u8> = v.iter().map(|&x| (x % 3) as u8).collect();

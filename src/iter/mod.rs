@@ -64,7 +64,7 @@ pub use range::RangeIter;
 pub use report::{LoopReport, WorkerFinish};
 pub use schedule::{ParseScheduleError, Schedule};
 pub use slice::{Iter, IterMut};
-pub use try_ops::{Try, TryFold};
+pub use try_ops::{Try, TryFold, TryFoldWith};
 pub use tuning::{MaxLen, MinLen, WithSchedule};
 pub use vec::IntoIter;
 pub use with::{FoldWith, MapInit, MapWith};
@@ -439,6 +439,25 @@ pub trait ParallelIterator: Sized + Send {
         R: Try<Output = T> + Send,
     {
         TryFold::new(self, identity, fold_op)
+    }
+
+    /// Like [`ParallelIterator::try_fold`], each piece starting from a clone of `init`.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let r: Result<u32, u32> = (0..10u32)
+    ///     .into_par_iter()
+    ///     .try_fold_with(0u32, |a, x| if x == 7 { Err(x) } else { Ok(a + x) })
+    ///     .try_reduce(|| 0, |a, b| Ok(a + b));
+    /// assert_eq!(r, Err(7));
+    /// ```
+    fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, T, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send,
+    {
+        TryFoldWith::new(self, init, fold_op)
     }
 
     /// Applies `f` to every item, giving it exclusive access to a clone of `init` (one clone per

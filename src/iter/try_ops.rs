@@ -376,3 +376,50 @@ where
         self.inner.full()
     }
 }
+
+/// The iterator of [`ParallelIterator::try_fold_with`]: like [`TryFold`], every piece starting
+/// from a clone of one value.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct TryFoldWith<I, T, F> {
+    base: I,
+    item: T,
+    fold_op: F,
+}
+
+impl<I, T, F> TryFoldWith<I, T, F> {
+    pub(crate) fn new(base: I, item: T, fold_op: F) -> Self {
+        TryFoldWith {
+            base,
+            item,
+            fold_op,
+        }
+    }
+}
+
+impl<I, T, F, R> ParallelIterator for TryFoldWith<I, T, F>
+where
+    I: ParallelIterator,
+    T: Send + Clone,
+    F: Fn(T, I::Item) -> R + Sync + Send,
+    R: Try<Output = T> + Send,
+{
+    type Item = R;
+
+    fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
+        let TryFoldWith {
+            base,
+            item,
+            fold_op,
+        } = self;
+        // Behind a lock the value need only be `Send` while pieces on several threads clone it.
+        let item = crate::sync::Mutex::new(item);
+        let identity = || item.lock().clone();
+        base.drive(TryFoldConsumer {
+            inner: consumer,
+            identity: &identity,
+            fold_op: &fold_op,
+            first: FirstFailure::new(),
+        })
+    }
+}
