@@ -218,22 +218,35 @@ pub trait ParallelIterator: Sized + Send {
         self.drive(MaxConsumer::new(&compare))
     }
 
-    /// The item with the smallest key (the first of equal ones).
+    /// The item with the smallest key (the first of equal ones). The key is computed once per
+    /// item.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let words = ["ccc", "a", "bb", "d"];
+    /// assert_eq!(words.par_iter().min_by_key(|w| w.len()), Some(&"a"));
+    /// assert_eq!(words.par_iter().max_by_key(|w| w.len()), Some(&"ccc"));
+    /// ```
     fn min_by_key<K, F>(self, key: F) -> Option<Self::Item>
     where
-        K: Ord,
+        K: Ord + Send,
         F: Fn(&Self::Item) -> K + Sync + Send,
     {
-        self.min_by(|a, b| key(a).cmp(&key(b)))
+        self.map(|x| (key(&x), x))
+            .min_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, x)| x)
     }
 
-    /// The item with the largest key (the last of equal ones).
+    /// The item with the largest key (the last of equal ones). The key is computed once per
+    /// item.
     fn max_by_key<K, F>(self, key: F) -> Option<Self::Item>
     where
-        K: Ord,
+        K: Ord + Send,
         F: Fn(&Self::Item) -> K + Sync + Send,
     {
-        self.max_by(|a, b| key(a).cmp(&key(b)))
+        self.map(|x| (key(&x), x))
+            .max_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, x)| x)
     }
 
     /// Combines the items with the associative `op`, starting every piece from `identity()`
