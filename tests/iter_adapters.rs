@@ -943,3 +943,67 @@ fn one_worker_searches_stop_at_the_answer() {
         }
     });
 }
+
+#[test]
+fn inspect_update_positions_zip_eq_match_std() {
+    everywhere("small adapters", |ctx, v| {
+        let n = v.len();
+        for s in schedules_for(n) {
+            let ctx = &format!("{ctx}, {s}");
+            let seen = AtomicU64::new(0);
+            let got: Vec<u32> = v
+                .par_iter()
+                .copied()
+                .inspect(|&x| {
+                    seen.fetch_add(x as u64, Ordering::Relaxed);
+                })
+                .rev()
+                .with_schedule(s)
+                .collect();
+            assert_eq!(
+                got,
+                v.iter().rev().copied().collect::<Vec<_>>(),
+                "inspect {ctx}"
+            );
+            assert_eq!(
+                seen.into_inner(),
+                v.iter().map(|&x| x as u64).sum::<u64>(),
+                "{ctx}"
+            );
+            let up: Vec<u32> = v
+                .par_iter()
+                .copied()
+                .update(|x| *x += 1)
+                .with_schedule(s)
+                .collect();
+            assert_eq!(
+                up,
+                v.iter().map(|x| x + 1).collect::<Vec<_>>(),
+                "update {ctx}"
+            );
+            let pos: Vec<usize> = v
+                .par_iter()
+                .with_schedule(s)
+                .positions(|x| x % 7 == 0)
+                .collect();
+            let seq: Vec<usize> = (0..n).filter(|&i| v[i] % 7 == 0).collect();
+            assert_eq!(pos, seq, "positions {ctx}");
+            let z: Vec<(u32, usize)> = v
+                .par_iter()
+                .copied()
+                .zip_eq(0..n)
+                .with_schedule(s)
+                .collect();
+            assert_eq!(
+                z,
+                v.iter().copied().zip(0..n).collect::<Vec<_>>(),
+                "zip_eq {ctx}"
+            );
+        }
+        let unequal = std::panic::catch_unwind(|| v.par_iter().zip_eq(0..n + 1).count());
+        assert!(
+            unequal.is_err(),
+            "zip_eq of unequal lengths must panic: {ctx}"
+        );
+    });
+}

@@ -39,6 +39,7 @@ mod flat_map;
 mod fold;
 mod indexed;
 mod map;
+mod peek;
 pub mod plumbing;
 mod range;
 mod report;
@@ -60,6 +61,7 @@ pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::Fold;
 pub use indexed::{IterChunks, Rev, Skip, StepBy, Take};
 pub use map::{Cloned, Copied, Map};
+pub use peek::{Inspect, Positions, Update, ZipEq};
 pub use range::RangeIter;
 pub use report::{LoopReport, WorkerFinish};
 pub use schedule::{ParseScheduleError, Schedule};
@@ -118,6 +120,36 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         FilterMap::new(self, f)
+    }
+
+    /// Calls `op` on a reference to every item as it passes, and yields the item unchanged.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let seen = AtomicUsize::new(0);
+    /// let sum: u32 = (0..10u32).into_par_iter().inspect(|_| { seen.fetch_add(1, Ordering::Relaxed); }).sum();
+    /// assert_eq!((sum, seen.into_inner()), (45, 10));
+    /// ```
+    fn inspect<OP>(self, inspect_op: OP) -> Inspect<Self, OP>
+    where
+        OP: Fn(&Self::Item) + Sync + Send,
+    {
+        Inspect::new(self, inspect_op)
+    }
+
+    /// Modifies every item in place with `update_op`, and yields it.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<Vec<u32>> = (0..3u32).into_par_iter().map(|x| vec![x]).update(|v| v.push(9)).collect();
+    /// assert_eq!(v, [vec![0, 9], vec![1, 9], vec![2, 9]]);
+    /// ```
+    fn update<F>(self, update_op: F) -> Update<Self, F>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Update::new(self, update_op)
     }
 
     /// Copies the items out of references.
@@ -802,6 +834,33 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn chunks(self, chunk_size: usize) -> IterChunks<Self> {
         IterChunks::new(self, chunk_size)
+    }
+
+    /// The indices, in order, of the items for which `predicate` holds.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<usize> = [5, 2, 8, 1].par_iter().positions(|&x| x > 3).collect();
+    /// assert_eq!(v, [0, 2]);
+    /// ```
+    fn positions<P>(self, predicate: P) -> Positions<Self, P>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        Positions::new(self, predicate)
+    }
+
+    /// Pairs the items with those of `other`, which must have the same length.
+    ///
+    /// # Panics
+    ///
+    /// If the lengths differ (when called).
+    fn zip_eq<Z>(self, other: Z) -> ZipEq<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        ZipEq::new(self, other.into_par_iter())
     }
 
     /// The index of some item for which `predicate` holds (not necessarily the first).

@@ -1,0 +1,180 @@
+//! Small adapters built on `map`, `enumerate` and `zip`: `inspect`, `update`, `positions` and
+//! `zip_eq`.
+
+use crate::iter::plumbing::{Consumer, ProducerCallback};
+use crate::iter::{IndexedParallelIterator, ParallelIterator, Zip};
+
+/// The iterator of [`ParallelIterator::inspect`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Inspect<I, F> {
+    base: I,
+    op: F,
+}
+
+impl<I, F> Inspect<I, F> {
+    pub(crate) fn new(base: I, op: F) -> Self {
+        Inspect { base, op }
+    }
+}
+
+impl<I, F> ParallelIterator for Inspect<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(&I::Item) + Sync + Send,
+{
+    type Item = I::Item;
+
+    fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        let op = &self.op;
+        self.base
+            .map(|x| {
+                op(&x);
+                x
+            })
+            .drive(consumer)
+    }
+}
+
+impl<I, F> IndexedParallelIterator for Inspect<I, F>
+where
+    I: IndexedParallelIterator,
+    F: Fn(&I::Item) + Sync + Send,
+{
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let op = &self.op;
+        self.base
+            .map(|x| {
+                op(&x);
+                x
+            })
+            .with_producer(callback)
+    }
+}
+
+/// The iterator of [`ParallelIterator::update`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Update<I, F> {
+    base: I,
+    op: F,
+}
+
+impl<I, F> Update<I, F> {
+    pub(crate) fn new(base: I, op: F) -> Self {
+        Update { base, op }
+    }
+}
+
+impl<I, F> ParallelIterator for Update<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(&mut I::Item) + Sync + Send,
+{
+    type Item = I::Item;
+
+    fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        let op = &self.op;
+        self.base
+            .map(|mut x| {
+                op(&mut x);
+                x
+            })
+            .drive(consumer)
+    }
+}
+
+impl<I, F> IndexedParallelIterator for Update<I, F>
+where
+    I: IndexedParallelIterator,
+    F: Fn(&mut I::Item) + Sync + Send,
+{
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        let op = &self.op;
+        self.base
+            .map(|mut x| {
+                op(&mut x);
+                x
+            })
+            .with_producer(callback)
+    }
+}
+
+/// The iterator of [`IndexedParallelIterator::positions`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Positions<I, P> {
+    base: I,
+    predicate: P,
+}
+
+impl<I, P> Positions<I, P> {
+    pub(crate) fn new(base: I, predicate: P) -> Self {
+        Positions { base, predicate }
+    }
+}
+
+impl<I, P> ParallelIterator for Positions<I, P>
+where
+    I: IndexedParallelIterator,
+    P: Fn(I::Item) -> bool + Sync + Send,
+{
+    type Item = usize;
+
+    fn drive<C: Consumer<usize>>(self, consumer: C) -> C::Result {
+        let predicate = &self.predicate;
+        self.base
+            .enumerate()
+            .filter_map(|(i, x)| predicate(x).then_some(i))
+            .drive(consumer)
+    }
+}
+
+/// The iterator of [`IndexedParallelIterator::zip_eq`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct ZipEq<A, B> {
+    zip: Zip<A, B>,
+}
+
+impl<A: IndexedParallelIterator, B: IndexedParallelIterator> ZipEq<A, B> {
+    pub(crate) fn new(a: A, b: B) -> Self {
+        let (la, lb) = (a.len(), b.len());
+        assert_eq!(la, lb, "zip_eq: the iterators have different lengths");
+        ZipEq { zip: a.zip(b) }
+    }
+}
+
+impl<A, B> ParallelIterator for ZipEq<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+{
+    type Item = (A::Item, B::Item);
+
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        self.zip.drive(consumer)
+    }
+}
+
+impl<A, B> IndexedParallelIterator for ZipEq<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+{
+    fn len(&self) -> usize {
+        self.zip.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        self.zip.with_producer(callback)
+    }
+}
