@@ -520,6 +520,19 @@ fn fallible_loops_return_the_first_failure() {
                     .try_fold_with(0u64, |a, p| item(p).map(|x| a + x))
                     .try_reduce(|| 0, |a, b| Ok(a + b));
                 assert_eq!(folded_with, seq_sum, "try_fold_with {ctx}");
+                let collected: Result<Vec<u32>, usize> =
+                    it().map(|(i, x)| fails_at(x, i, bad).map(|()| x)).collect();
+                let seq_collected: Result<Vec<u32>, usize> = v
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .map(|(i, x)| fails_at(x, i, bad).map(|()| x))
+                    .collect();
+                assert_eq!(collected, seq_collected, "collect Result {ctx}");
+                let collected: Option<Vec<u32>> = it()
+                    .map(|(i, x)| fails_at(x, i, bad).ok().map(|()| x))
+                    .collect();
+                assert_eq!(collected, seq_collected.ok(), "collect Option {ctx}");
             }
             // A failure of `op` itself (overflow), not of an item.
             let small: Vec<u8> = v.iter().map(|&x| (x % 3) as u8).collect();
