@@ -179,6 +179,38 @@ fn rev_skip_take_step_by_chunks_match_std() {
                 let seq: Vec<Vec<u32>> = v.chunks(size).map(<[u32]>::to_vec).collect();
                 assert_eq!(ch, seq, "chunks {size} {ctx}");
                 assert_eq!(v.par_iter().chunks(size).len(), seq.len());
+                let folded: Vec<u64> = v
+                    .par_iter()
+                    .fold_chunks(
+                        size,
+                        || 1u64,
+                        |a, &x| a.wrapping_mul(31).wrapping_add(x as u64),
+                    )
+                    .with_schedule(s)
+                    .collect();
+                let seq_f: Vec<u64> = seq
+                    .iter()
+                    .map(|c| {
+                        c.iter()
+                            .fold(1u64, |a, &x| a.wrapping_mul(31).wrapping_add(x as u64))
+                    })
+                    .collect();
+                assert_eq!(folded, seq_f, "fold_chunks {size} {ctx}");
+                let folded_r: Vec<u64> = v
+                    .par_iter()
+                    .fold_chunks(
+                        size,
+                        || 1u64,
+                        |a, &x| a.wrapping_mul(31).wrapping_add(x as u64),
+                    )
+                    .rev()
+                    .with_schedule(s)
+                    .collect();
+                assert_eq!(
+                    folded_r,
+                    seq_f.iter().rev().copied().collect::<Vec<_>>(),
+                    "{ctx}"
+                );
                 let chr: Vec<Vec<u32>> = v
                     .par_iter()
                     .copied()

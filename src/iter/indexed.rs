@@ -456,3 +456,212 @@ impl<I: DoubleEndedIterator> DoubleEndedIterator for ChunkIter<I> {
         Some(chunk)
     }
 }
+
+/// The iterator of [`IndexedParallelIterator::fold_chunks`]: every `chunk_size` consecutive
+/// items (the last chunk may be shorter) folded from `identity()`.
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct FoldChunks<I, ID, F> {
+    base: I,
+    size: usize,
+    identity: ID,
+    fold_op: F,
+}
+
+impl<I, ID, F> FoldChunks<I, ID, F> {
+    pub(crate) fn new(base: I, size: usize, identity: ID, fold_op: F) -> Self {
+        assert!(size != 0, "fold_chunks: the chunk size must not be zero");
+        FoldChunks {
+            base,
+            size,
+            identity,
+            fold_op,
+        }
+    }
+}
+
+impl<I, ID, F, T> ParallelIterator for FoldChunks<I, ID, F>
+where
+    I: IndexedParallelIterator,
+    ID: Fn() -> T + Send + Sync,
+    F: Fn(T, I::Item) -> T + Send + Sync,
+    T: Send,
+{
+    type Item = T;
+
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        self.with_producer(DriveCallback { consumer })
+    }
+}
+
+impl<I, ID, F, T> IndexedParallelIterator for FoldChunks<I, ID, F>
+where
+    I: IndexedParallelIterator,
+    ID: Fn() -> T + Send + Sync,
+    F: Fn(T, I::Item) -> T + Send + Sync,
+    T: Send,
+{
+    fn len(&self) -> usize {
+        self.base.len().div_ceil(self.size)
+    }
+
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        let FoldChunks {
+            base,
+            size,
+            identity,
+            fold_op,
+        } = self;
+        base.with_producer(FoldChunksCallback {
+            callback,
+            size,
+            identity: &identity,
+            fold_op: &fold_op,
+        })
+    }
+}
+
+struct FoldChunksCallback<'f, CB, ID, F> {
+    callback: CB,
+    size: usize,
+    identity: &'f ID,
+    fold_op: &'f F,
+}
+
+impl<X, T, CB, ID, F> ProducerCallback<X> for FoldChunksCallback<'_, CB, ID, F>
+where
+    CB: ProducerCallback<T>,
+    ID: Fn() -> T + Sync,
+    F: Fn(T, X) -> T + Sync,
+{
+    type Output = CB::Output;
+
+    fn callback<P: Producer<Item = X>>(self, base: P) -> CB::Output {
+        self.callback.callback(FoldChunksProducer {
+            chunks: ChunksProducer {
+                base,
+                size: self.size,
+            },
+            identity: self.identity,
+            fold_op: self.fold_op,
+        })
+    }
+}
+
+/// A [`ChunksProducer`] whose chunks are folded instead of collected.
+struct FoldChunksProducer<'f, P, ID, F> {
+    chunks: ChunksProducer<P>,
+    identity: &'f ID,
+    fold_op: &'f F,
+}
+
+impl<'f, P, T, ID, F> Producer for FoldChunksProducer<'f, P, ID, F>
+where
+    P: Producer,
+    ID: Fn() -> T + Sync,
+    F: Fn(T, P::Item) -> T + Sync,
+{
+    type Item = T;
+    type IntoIter = FoldChunkIter<'f, P::IntoIter, ID, F>;
+
+    fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (l, r) = self.chunks.split_at(index);
+        let (identity, fold_op) = (self.identity, self.fold_op);
+        (
+            FoldChunksProducer {
+                chunks: l,
+                identity,
+                fold_op,
+            },
+            FoldChunksProducer {
+                chunks: r,
+                identity,
+                fold_op,
+            },
+        )
+    }
+
+    fn into_iter(self) -> Self::IntoIter {
+        let ChunkIter { iter, size, left } = self.chunks.into_iter();
+        FoldChunkIter {
+            iter,
+            size,
+            left,
+            identity: self.identity,
+            fold_op: self.fold_op,
+        }
+    }
+
+    fn min_len(&self) -> usize {
+        self.chunks.min_len()
+    }
+
+    fn max_len(&self) -> usize {
+        self.chunks.max_len()
+    }
+
+    fn schedule(&self) -> Option<Schedule> {
+        self.chunks.schedule()
+    }
+}
+
+/// Folds a piece's chunks one by one, front to back (from the back, a chunk is gathered first
+/// so that it is still folded in order).
+pub(crate) struct FoldChunkIter<'f, I, ID, F> {
+    iter: I,
+    size: usize,
+    left: usize,
+    identity: &'f ID,
+    fold_op: &'f F,
+}
+
+impl<I: Iterator, T, ID, F> Iterator for FoldChunkIter<'_, I, ID, F>
+where
+    ID: Fn() -> T,
+    F: Fn(T, I::Item) -> T,
+{
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        if self.left == 0 {
+            return None;
+        }
+        let n = self.size.min(self.left);
+        self.left -= n;
+        Some(
+            self.iter
+                .by_ref()
+                .take(n)
+                .fold((self.identity)(), self.fold_op),
+        )
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.left.div_ceil(self.size);
+        (n, Some(n))
+    }
+}
+
+impl<I: DoubleEndedIterator, T, ID, F> DoubleEndedIterator for FoldChunkIter<'_, I, ID, F>
+where
+    ID: Fn() -> T,
+    F: Fn(T, I::Item) -> T,
+{
+    fn next_back(&mut self) -> Option<T> {
+        if self.left == 0 {
+            return None;
+        }
+        let n = match self.left % self.size {
+            0 => self.size,
+            short => short,
+        };
+        self.left -= n;
+        let mut chunk: Vec<I::Item> = self.iter.by_ref().rev().take(n).collect();
+        chunk.reverse();
+        Some(chunk.into_iter().fold((self.identity)(), self.fold_op))
+    }
+}

@@ -59,7 +59,7 @@ pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterMap};
 pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::Fold;
-pub use indexed::{IterChunks, Rev, Skip, StepBy, Take};
+pub use indexed::{FoldChunks, IterChunks, Rev, Skip, StepBy, Take};
 pub use map::{Cloned, Copied, Map};
 pub use peek::{Inspect, Positions, Update, ZipEq};
 pub use range::RangeIter;
@@ -861,6 +861,33 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Z::Iter: IndexedParallelIterator,
     {
         ZipEq::new(self, other.into_par_iter())
+    }
+
+    /// Folds every `chunk_size` consecutive items (the last chunk may be shorter), each chunk
+    /// from `identity()`: like `chunks(chunk_size)` followed by a fold of each chunk, without
+    /// gathering the chunks.
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let sums: Vec<u32> = (1..=7u32).into_par_iter().fold_chunks(3, || 0, |a, x| a + x).collect();
+    /// assert_eq!(sums, [6, 15, 7]);
+    /// ```
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        fold_op: F,
+    ) -> FoldChunks<Self, ID, F>
+    where
+        ID: Fn() -> T + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+        T: Send,
+    {
+        FoldChunks::new(self, chunk_size, identity, fold_op)
     }
 
     /// The index of some item for which `predicate` holds (not necessarily the first).
