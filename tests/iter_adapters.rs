@@ -1052,3 +1052,34 @@ fn inspect_update_positions_zip_eq_match_std() {
         );
     });
 }
+
+#[test]
+fn while_some_yields_values_in_order_and_all_without_a_none() {
+    everywhere("while_some", |ctx, v| {
+        let n = v.len();
+        for s in schedules_for(n) {
+            let ctx = &format!("{ctx}, {s}");
+            let all: Vec<u32> = v
+                .par_iter()
+                .with_schedule(s)
+                .map(|&x| Some(x))
+                .while_some()
+                .collect();
+            assert_eq!(all, v, "no None {ctx}");
+            // With Nones: what comes out is a subsequence of the Some values, in order.
+            let got: Vec<(usize, u32)> = v
+                .par_iter()
+                .copied()
+                .enumerate()
+                .with_schedule(s)
+                .map(|(i, x)| (x != 999).then_some((i, x)))
+                .while_some()
+                .collect();
+            assert!(got.windows(2).all(|w| w[0].0 < w[1].0), "order {ctx}");
+            assert!(
+                got.iter().all(|&(i, x)| v[i] == x && x != 999),
+                "values {ctx}"
+            );
+        }
+    });
+}

@@ -69,7 +69,7 @@ pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::Fold;
 pub use indexed::{FoldChunks, IterChunks, Rev, Skip, StepBy, Take};
 pub use map::{Cloned, Copied, Map};
-pub use peek::{Inspect, Positions, Update, ZipEq};
+pub use peek::{Inspect, Positions, Update, WhileSome, ZipEq};
 pub use range::RangeIter;
 pub use report::{LoopReport, WorkerFinish};
 pub use schedule::{ParseScheduleError, Schedule};
@@ -158,6 +158,24 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(&mut Self::Item) + Sync + Send,
     {
         Update::new(self, update_op)
+    }
+
+    /// Yields the values of `Some` items until a `None` is met, then stops. As with rayon, which
+    /// values come out is not fully determined: pieces that run alongside the one that met the
+    /// `None` stop where they are, so values after it may appear and values before it may not
+    /// (the order of those that do is kept). With no `None`, every value comes out.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().map(Some).while_some().collect();
+    /// assert_eq!(v.len(), 10);
+    /// ```
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome::new(self)
     }
 
     /// Copies the items out of references.

@@ -1,8 +1,9 @@
-//! Small adapters built on `map`, `enumerate` and `zip`: `inspect`, `update`, `positions` and
-//! `zip_eq`.
+//! Small adapters: `inspect`, `update`, `positions` and `zip_eq` (built on `map`, `enumerate`
+//! and `zip`), and `while_some`.
 
 use crate::iter::plumbing::{Consumer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator, Zip};
+use crate::sync::{AtomicBool, Ordering};
 
 /// The iterator of [`ParallelIterator::inspect`].
 #[derive(Clone, Debug)]
@@ -176,5 +177,78 @@ where
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         self.zip.with_producer(callback)
+    }
+}
+
+/// The iterator of [`ParallelIterator::while_some`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct WhileSome<I> {
+    base: I,
+}
+
+impl<I> WhileSome<I> {
+    pub(crate) fn new(base: I) -> Self {
+        WhileSome { base }
+    }
+}
+
+impl<I, T> ParallelIterator for WhileSome<I>
+where
+    I: ParallelIterator<Item = Option<T>>,
+    T: Send,
+{
+    type Item = T;
+
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        self.base.drive(WhileSomeConsumer {
+            inner: consumer,
+            stop: AtomicBool::new(false),
+        })
+    }
+}
+
+/// Passes `Some` values on until any piece meets a `None`; then every piece stops.
+struct WhileSomeConsumer<C> {
+    inner: C,
+    stop: AtomicBool,
+}
+
+impl<C> WhileSomeConsumer<C> {
+    fn values<'a, T: 'a>(
+        &'a self,
+        iter: impl Iterator<Item = Option<T>> + 'a,
+    ) -> impl Iterator<Item = T> + 'a {
+        iter.take_while(|_| !self.stop.load(Ordering::Relaxed))
+            .map_while(|x| {
+                if x.is_none() {
+                    self.stop.store(true, Ordering::Relaxed);
+                }
+                x
+            })
+    }
+}
+
+impl<T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<C> {
+    type Result = C::Result;
+
+    fn consume<I: Iterator<Item = Option<T>>>(&self, iter: I) -> C::Result {
+        self.inner.consume(self.values(iter))
+    }
+
+    fn consume_at<I: Iterator<Item = Option<T>>>(&self, start: usize, iter: I) -> C::Result {
+        self.inner.consume_at(start, self.values(iter))
+    }
+
+    fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
+        self.inner.reduce(left, right)
+    }
+
+    fn identity(&self) -> C::Result {
+        self.inner.identity()
+    }
+
+    fn full(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.inner.full()
     }
 }
