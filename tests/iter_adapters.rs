@@ -649,6 +649,15 @@ fn collections_unzip_partition_extend_match_std() {
                 "{ctx}"
             );
         }
+        // Other collections built from parallel iterators.
+        let boxed: Box<[u32]> = v.par_iter().copied().collect();
+        assert_eq!(&*boxed, v, "Box<[T]> {ctx}");
+        let list: std::collections::LinkedList<u32> = v.par_iter().copied().collect();
+        assert!(list.iter().eq(v.iter()), "LinkedList {ctx}");
+        let heap: std::collections::BinaryHeap<u32> = v.par_iter().copied().collect();
+        let mut sorted = v.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(heap.into_sorted_vec(), sorted, "BinaryHeap {ctx}");
         // par_extend keeps what was there and appends in order.
         let mut ext = vec![1u32, 2, 3];
         ext.par_extend(v.par_iter().copied().filter(|x| x % 2 == 0));

@@ -3,7 +3,7 @@
 use crate::iter::plumbing::Consumer;
 use crate::iter::{FromParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::sync::{AtomicUsize, Ordering};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
 /// Collects each piece into a `Vec`; partial results are lists of those, joined in order.
@@ -54,6 +54,24 @@ pub(crate) fn collect_vec<T: Send, I: IntoParallelIterator<Item = T>>(par_iter: 
 impl<T: Send> FromParallelIterator<T> for Vec<T> {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
         collect_vec(par_iter)
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Box<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_vec(par_iter).into_boxed_slice()
+    }
+}
+
+impl<T: Send + Ord> FromParallelIterator<T> for BinaryHeap<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_vec(par_iter).into()
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for LinkedList<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_vec(par_iter).into_iter().collect()
     }
 }
 

@@ -6,7 +6,7 @@ use crate::iter::collect::{append_pieces, collect_pieces, collect_vec};
 use crate::iter::plumbing::Consumer;
 use crate::iter::{IntoParallelIterator, ParallelIterator};
 use either::Either;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
 /// A collection that can be extended by a parallel iterator's items, in order.
@@ -49,6 +49,8 @@ macro_rules! extend_sequentially {
 
 extend_sequentially! {
     [T: Send] VecDeque<T>, T;
+    [T: Send] LinkedList<T>, T;
+    [T: Send + Ord] BinaryHeap<T>, T;
     [K: Send + Eq + Hash, V: Send, S: BuildHasher] HashMap<K, V, S>, (K, V);
     [T: Send + Eq + Hash, S: BuildHasher] HashSet<T, S>, T;
     [K: Send + Ord, V: Send] BTreeMap<K, V>, (K, V);
