@@ -2,7 +2,8 @@
 
 use crate::iter::plumbing::Consumer;
 use crate::iter::{FromParallelIterator, IntoParallelIterator, ParallelIterator};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use crate::sync::{AtomicUsize, Ordering};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
 
 /// Collects each piece into a `Vec`; partial results are lists of those, joined in order.
@@ -25,21 +26,52 @@ impl<T: Send> Consumer<T> for VecConsumer {
     }
 }
 
-fn collect_vec<T: Send, I: IntoParallelIterator<Item = T>>(par_iter: I) -> Vec<T> {
-    let mut pieces = par_iter.into_par_iter().drive(VecConsumer);
+/// The items, in order, as the `Vec`s the pieces collected.
+pub(crate) fn collect_pieces<T: Send, I: IntoParallelIterator<Item = T>>(
+    par_iter: I,
+) -> Vec<Vec<T>> {
+    par_iter.into_par_iter().drive(VecConsumer)
+}
+
+/// Appends `pieces`, in order, to `out`.
+pub(crate) fn append_pieces<T>(out: &mut Vec<T>, pieces: Vec<Vec<T>>) {
+    out.reserve(pieces.iter().map(Vec::len).sum());
+    for mut piece in pieces {
+        out.append(&mut piece);
+    }
+}
+
+pub(crate) fn collect_vec<T: Send, I: IntoParallelIterator<Item = T>>(par_iter: I) -> Vec<T> {
+    let mut pieces = collect_pieces(par_iter);
     if pieces.len() == 1 {
         return pieces.pop().unwrap_or_default();
     }
-    let mut out = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
-    for piece in pieces {
-        out.extend(piece);
-    }
+    let mut out = Vec::new();
+    append_pieces(&mut out, pieces);
     out
 }
 
 impl<T: Send> FromParallelIterator<T> for Vec<T> {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
         collect_vec(par_iter)
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Box<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_vec(par_iter).into_boxed_slice()
+    }
+}
+
+impl<T: Send + Ord> FromParallelIterator<T> for BinaryHeap<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_vec(par_iter).into()
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for LinkedList<T> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_vec(par_iter).into_iter().collect()
     }
 }
 
@@ -111,4 +143,101 @@ impl Consumer<()> for UnitConsumer {
     fn reduce(&self, _: (), _: ()) {}
 
     fn identity(&self) {}
+}
+
+/// Collects `Ok` values into `Vec`s until the first `Err` in order. A failing piece publishes
+/// its start so that pieces starting later stop early (see `find.rs`); earlier pieces go on,
+/// since a failure of theirs would come first.
+struct TryCollectConsumer {
+    /// The smallest start of a piece that failed (`usize::MAX`: none yet).
+    first: AtomicUsize,
+}
+
+impl<T: Send, E: Send> Consumer<Result<T, E>> for TryCollectConsumer {
+    type Result = Result<Vec<Vec<T>>, E>;
+
+    fn consume<I: Iterator<Item = Result<T, E>>>(&self, iter: I) -> Self::Result {
+        iter.collect::<Result<Vec<T>, E>>().map(|v| vec![v])
+    }
+
+    fn consume_at<I: Iterator<Item = Result<T, E>>>(&self, start: usize, iter: I) -> Self::Result {
+        let mut out = Vec::new();
+        for item in iter {
+            if self.first.load(Ordering::Relaxed) < start {
+                // An earlier piece failed: its error is the answer.
+                return Ok(Vec::new());
+            }
+            match item {
+                Ok(x) => out.push(x),
+                Err(e) => {
+                    self.first.fetch_min(start, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(vec![out])
+    }
+
+    fn reduce(&self, left: Self::Result, right: Self::Result) -> Self::Result {
+        let mut left = left?;
+        left.extend(right?);
+        Ok(left)
+    }
+
+    fn identity(&self) -> Self::Result {
+        Ok(Vec::new())
+    }
+}
+
+fn try_collect_vec<T: Send, E: Send, I>(par_iter: I) -> Result<Vec<T>, E>
+where
+    I: IntoParallelIterator<Item = Result<T, E>>,
+{
+    let pieces = par_iter.into_par_iter().drive(TryCollectConsumer {
+        first: AtomicUsize::new(usize::MAX),
+    })?;
+    let mut out = Vec::new();
+    append_pieces(&mut out, pieces);
+    Ok(out)
+}
+
+/// Collects the `Ok` values, in order, or returns the first `Err` in order.
+///
+/// ```
+/// use hypersteal::prelude::*;
+/// let ok: Result<Vec<u32>, String> = (0..4u32).into_par_iter().map(Ok).collect();
+/// assert_eq!(ok, Ok(vec![0, 1, 2, 3]));
+/// let err: Result<Vec<u32>, u32> =
+///     (0..100u32).into_par_iter().map(|x| if x % 30 == 29 { Err(x) } else { Ok(x) }).collect();
+/// assert_eq!(err, Err(29));
+/// ```
+impl<C, T, E> FromParallelIterator<Result<T, E>> for Result<C, E>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+    E: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Result<T, E>>>(par_iter: I) -> Self {
+        try_collect_vec(par_iter).map(C::from_par_iter)
+    }
+}
+
+/// Collects the `Some` values, in order, or returns `None` if there is a `None`.
+///
+/// ```
+/// use hypersteal::prelude::*;
+/// let all: Option<Vec<u32>> = (0..4u32).into_par_iter().map(Some).collect();
+/// assert_eq!(all, Some(vec![0, 1, 2, 3]));
+/// let gap: Option<Vec<u32>> = (0..4u32).into_par_iter().map(|x| (x != 2).then_some(x)).collect();
+/// assert_eq!(gap, None);
+/// ```
+impl<C, T> FromParallelIterator<Option<T>> for Option<C>
+where
+    C: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Option<T>>>(par_iter: I) -> Self {
+        let results = par_iter.into_par_iter().map(|x| x.ok_or(()));
+        try_collect_vec(results).ok().map(C::from_par_iter)
+    }
 }

@@ -37,18 +37,21 @@ where
     in_worker(|worker, _| {
         let schedule = producer.schedule().unwrap_or_default();
         let workers = worker.registry.num_threads();
+        let min_len = producer.min_len().max(1);
         let ctx = Loop {
             consumer,
             recorder,
             abort: AtomicBool::new(false),
-            min_len: producer.min_len().max(1),
+            min_len,
+            max_len: producer.max_len().max(min_len),
             refill: initial_splits(workers),
         };
-        if workers == 1 || producer.len() < 2 * ctx.min_len {
-            return ctx.leaf(producer, worker.index);
+        let len = producer.len();
+        if len < 2 * ctx.min_len || (workers == 1 && len <= ctx.max_len) {
+            return ctx.leaf(producer, 0, worker.index);
         }
         match schedule {
-            Schedule::Adaptive => ctx.adaptive(producer, ctx.refill, worker.index),
+            Schedule::Adaptive => ctx.adaptive(producer, 0, ctx.refill, worker.index),
             _ => ctx.self_scheduled(producer, schedule, worker),
         }
     })
@@ -61,6 +64,8 @@ struct Loop<'c, C> {
     /// Set when a piece panicked: nothing new starts.
     abort: AtomicBool,
     min_len: usize,
+    /// The largest piece left unsplit (`with_max_len`), at least `min_len`.
+    max_len: usize,
     /// The split budget of a fresh or stolen adaptive piece.
     refill: u32,
 }
@@ -86,15 +91,15 @@ impl<C> Loop<'_, C> {
         self.abort.load(Ordering::Relaxed) || self.consumer.full()
     }
 
-    /// Folds one piece sequentially on worker `worker`.
-    fn leaf<P>(&self, producer: P, worker: usize) -> C::Result
+    /// Folds one piece, whose items start at position `start` of the loop, on worker `worker`.
+    fn leaf<P>(&self, producer: P, start: usize, worker: usize) -> C::Result
     where
         P: Producer,
         C: Consumer<P::Item>,
     {
         let len = producer.len();
         let guard = AbortOnUnwind(&self.abort);
-        let result = self.consumer.consume(producer.into_iter());
+        let result = self.consumer.consume_at(start, producer.into_iter());
         std::mem::forget(guard);
         if let Some(recorder) = self.recorder {
             recorder.record(worker, len);
@@ -102,7 +107,7 @@ impl<C> Loop<'_, C> {
         result
     }
 
-    fn adaptive<P>(&self, producer: P, splits: u32, owner: usize) -> C::Result
+    fn adaptive<P>(&self, producer: P, start: usize, splits: u32, owner: usize) -> C::Result
     where
         P: Producer,
         C: Consumer<P::Item>,
@@ -111,21 +116,24 @@ impl<C> Loop<'_, C> {
             return self.consumer.identity();
         }
         let len = producer.len();
-        if splits == 0 || len < 2 * self.min_len {
-            return self.leaf(producer, owner);
+        // The minimum wins over the maximum; past its budget a piece still splits while it is
+        // longer than the maximum.
+        if len < 2 * self.min_len || (splits == 0 && len <= self.max_len) {
+            return self.leaf(producer, start, owner);
         }
-        let (left, right) = producer.split_at(len / 2);
+        let mid = len / 2;
+        let (left, right) = producer.split_at(mid);
         let (a, b) = crate::join(
-            || self.adaptive(left, splits - 1, owner),
+            || self.adaptive(left, start, splits.saturating_sub(1), owner),
             || {
                 let runner = current_worker(owner);
                 // Stolen: a worker was idle, so this half may be split as finely as a fresh loop.
                 let splits = if runner != owner {
                     self.refill
                 } else {
-                    splits - 1
+                    splits.saturating_sub(1)
                 };
-                self.adaptive(right, splits, runner)
+                self.adaptive(right, start + mid, splits, runner)
             },
         );
         self.consumer.reduce(a, b)
@@ -139,7 +147,8 @@ impl<C> Loop<'_, C> {
         let workers = worker.registry.num_threads();
         let weights = Weights::new(schedule, worker.registry.speeds());
         let len = producer.len();
-        let chunker = Chunker::new(schedule, len, workers, self.min_len, weights.total());
+        let chunker = Chunker::new(schedule, len, workers, self.min_len, weights.total())
+            .with_max_len(self.max_len);
         let dispenser = Mutex::new(Dispenser {
             rest: Some(producer),
             offset: 0,
@@ -148,12 +157,16 @@ impl<C> Loop<'_, C> {
         });
         let results: Mutex<Vec<(usize, C::Result)>> = Mutex::new(Vec::new());
         let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+        let static_block = len.div_ceil(workers).max(1);
         let participant = |fallback: usize| {
             let me = current_worker(fallback);
             let mut mine = Vec::new();
             let mut last: Option<(usize, u64)> = None;
+            // Under `static` a participant takes one block of `ceil(I/P)` items: one chunk, or
+            // several where `with_max_len` caps the chunks.
+            let mut taken = 0;
             loop {
-                if self.stopped() || (schedule == Schedule::Static && !mine.is_empty()) {
+                if self.stopped() || (schedule == Schedule::Static && taken >= static_block) {
                     break;
                 }
                 let (start, piece) = {
@@ -175,9 +188,11 @@ impl<C> Loop<'_, C> {
                     (start, piece)
                 };
                 let n = piece.len();
+                taken += n;
                 poll_point();
                 let t0 = Instant::now();
-                match unwind::halt_unwinding(|| self.consumer.consume(piece.into_iter())) {
+                let consumed = || self.consumer.consume_at(start, piece.into_iter());
+                match unwind::halt_unwinding(consumed) {
                     Ok(r) => mine.push((start, r)),
                     Err(payload) => {
                         self.abort.store(true, Ordering::Relaxed);

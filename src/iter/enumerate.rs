@@ -54,7 +54,7 @@ struct EnumerateProducer<P> {
 
 impl<P: Producer> Producer for EnumerateProducer<P> {
     type Item = (usize, P::Item);
-    type IntoIter = std::iter::Zip<std::ops::Range<usize>, P::IntoIter>;
+    type IntoIter = EnumerateIter<P::IntoIter>;
 
     fn len(&self) -> usize {
         self.base.len()
@@ -75,15 +75,53 @@ impl<P: Producer> Producer for EnumerateProducer<P> {
     }
 
     fn into_iter(self) -> Self::IntoIter {
-        let end = self.offset + self.base.len();
-        (self.offset..end).zip(self.base.into_iter())
+        EnumerateIter {
+            front: self.offset,
+            back: self.offset + self.base.len(),
+            iter: self.base.into_iter(),
+        }
     }
 
     fn min_len(&self) -> usize {
         self.base.min_len()
     }
 
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+
     fn schedule(&self) -> Option<Schedule> {
         self.base.schedule()
+    }
+}
+
+/// A piece of an enumerated loop: the indices of its first and past-its-last items are known,
+/// so it counts from either end.
+pub(crate) struct EnumerateIter<I> {
+    iter: I,
+    front: usize,
+    back: usize,
+}
+
+impl<I: Iterator> Iterator for EnumerateIter<I> {
+    type Item = (usize, I::Item);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.iter.next()?;
+        let i = self.front;
+        self.front += 1;
+        Some((i, item))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.iter.size_hint()
+    }
+}
+
+impl<I: DoubleEndedIterator> DoubleEndedIterator for EnumerateIter<I> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let item = self.iter.next_back()?;
+        self.back -= 1;
+        Some((self.back, item))
     }
 }

@@ -50,6 +50,10 @@ where
         self.inner.consume(iter.filter(self.predicate))
     }
 
+    fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
+        self.inner.consume_at(start, iter.filter(self.predicate))
+    }
+
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
         self.inner.reduce(left, right)
     }
@@ -108,6 +112,10 @@ where
 
     fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
         self.inner.consume(iter.filter_map(self.f))
+    }
+
+    fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
+        self.inner.consume_at(start, iter.filter_map(self.f))
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {

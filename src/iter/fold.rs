@@ -64,6 +64,11 @@ where
         self.inner.consume(std::iter::once(acc))
     }
 
+    fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
+        let acc = iter.fold((self.identity)(), self.fold_op);
+        self.inner.consume_at(start, std::iter::once(acc))
+    }
+
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
         self.inner.reduce(left, right)
     }

@@ -66,6 +66,10 @@ where
         self.inner.consume(iter.map(self.f))
     }
 
+    fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
+        self.inner.consume_at(start, iter.map(self.f))
+    }
+
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
         self.inner.reduce(left, right)
     }
@@ -127,6 +131,10 @@ where
 
     fn min_len(&self) -> usize {
         self.base.min_len()
+    }
+
+    fn max_len(&self) -> usize {
+        self.base.max_len()
     }
 
     fn schedule(&self) -> Option<Schedule> {

@@ -3,7 +3,15 @@
 //! Switching from rayon is a change of import: `use hypersteal::prelude::*;` brings
 //! [`ParallelIterator`], [`IndexedParallelIterator`], [`IntoParallelIterator`],
 //! [`IntoParallelRefIterator`] (`par_iter`), [`IntoParallelRefMutIterator`] (`par_iter_mut`),
-//! [`ParallelSlice`] (`par_chunks`) and [`ParallelSliceMut`] (`par_chunks_mut`) into scope.
+//! [`ParallelSlice`] (`par_chunks`), [`ParallelSliceMut`] (`par_chunks_mut`) and
+//! [`ParallelExtend`] (`par_extend`) into scope. The fallible methods (`try_for_each`,
+//! `try_reduce`, `try_fold`) accept `Option`, `Result` and `ControlFlow` through [`Try`], and
+//! `partition_map` sorts with [`Either`] (the `either` crate's, as rayon re-exports it).
+//!
+//! Order-sensitive methods give the sequential answer under every schedule: `find_first`,
+//! `position_first`, `try_for_each`, `cmp`, … return what the sequential iterator would, and
+//! still stop early: a piece that finds an answer publishes where it starts, and only pieces
+//! that start later give up (see [`plumbing::Consumer::consume_at`]).
 //!
 //! ```
 //! use hypersteal::prelude::*;
@@ -26,44 +34,63 @@
 //! [`IndexedParallelIterator::for_each_with_report`] reports when each worker finished, for
 //! measuring a schedule's imbalance ([`LoopReport`]).
 
+mod chain;
 mod chunks;
 mod collect;
 mod consumers;
 mod driver;
 mod enumerate;
+mod extend;
 mod filter;
+mod find;
+mod flat_map;
 mod fold;
+mod indexed;
 mod map;
+mod peek;
 pub mod plumbing;
 mod range;
 mod report;
 mod schedule;
 mod slice;
+mod try_ops;
 mod tuning;
 mod vec;
+mod with;
 mod zip;
 
+pub use chain::Chain;
 pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
+pub use either::Either;
 pub use enumerate::Enumerate;
+pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterMap};
+pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::Fold;
+pub use indexed::{FoldChunks, IterChunks, Rev, Skip, StepBy, Take};
 pub use map::{Cloned, Copied, Map};
+pub use peek::{Inspect, Positions, Update, WhileSome, ZipEq};
 pub use range::RangeIter;
 pub use report::{LoopReport, WorkerFinish};
 pub use schedule::{ParseScheduleError, Schedule};
 pub use slice::{Iter, IterMut};
-pub use tuning::{MinLen, WithSchedule};
+pub use try_ops::{Try, TryFold, TryFoldWith};
+pub use tuning::{MaxLen, MinLen, WithSchedule};
 pub use vec::IntoIter;
+pub use with::{FoldWith, MapInit, MapWith};
 pub use zip::Zip;
 
 use consumers::{
     AllConsumer, AnyConsumer, CountConsumer, FindAnyConsumer, ForEachConsumer, MaxConsumer,
     MinConsumer, ProductConsumer, ReduceConsumer, ReduceWithConsumer, SumConsumer,
 };
+use extend::{extend_with, PartitionConsumer, UnzipConsumer};
+use find::{FindFirstConsumer, FindLastConsumer};
 use plumbing::{Consumer, Producer, ProducerCallback};
 use report::Recorder;
 use std::cmp::Ordering as CmpOrdering;
 use std::iter::{Product, Sum};
+use try_ops::{TryReduceConsumer, TryReduceWithConsumer};
 
 /// A parallel iterator: a stream of items consumed in pieces, on several workers at once.
 ///
@@ -101,6 +128,54 @@ pub trait ParallelIterator: Sized + Send {
         R: Send,
     {
         FilterMap::new(self, f)
+    }
+
+    /// Calls `op` on a reference to every item as it passes, and yields the item unchanged.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let seen = AtomicUsize::new(0);
+    /// let sum: u32 = (0..10u32).into_par_iter().inspect(|_| { seen.fetch_add(1, Ordering::Relaxed); }).sum();
+    /// assert_eq!((sum, seen.into_inner()), (45, 10));
+    /// ```
+    fn inspect<OP>(self, inspect_op: OP) -> Inspect<Self, OP>
+    where
+        OP: Fn(&Self::Item) + Sync + Send,
+    {
+        Inspect::new(self, inspect_op)
+    }
+
+    /// Modifies every item in place with `update_op`, and yields it.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<Vec<u32>> = (0..3u32).into_par_iter().map(|x| vec![x]).update(|v| v.push(9)).collect();
+    /// assert_eq!(v, [vec![0, 9], vec![1, 9], vec![2, 9]]);
+    /// ```
+    fn update<F>(self, update_op: F) -> Update<Self, F>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Update::new(self, update_op)
+    }
+
+    /// Yields the values of `Some` items until a `None` is met, then stops. As with rayon, which
+    /// values come out is not fully determined: pieces that run alongside the one that met the
+    /// `None` stop where they are, so values after it may appear and values before it may not
+    /// (the order of those that do is kept). With no `None`, every value comes out.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().map(Some).while_some().collect();
+    /// assert_eq!(v.len(), 10);
+    /// ```
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome::new(self)
     }
 
     /// Copies the items out of references.
@@ -201,22 +276,35 @@ pub trait ParallelIterator: Sized + Send {
         self.drive(MaxConsumer::new(&compare))
     }
 
-    /// The item with the smallest key (the first of equal ones).
+    /// The item with the smallest key (the first of equal ones). The key is computed once per
+    /// item.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let words = ["ccc", "a", "bb", "d"];
+    /// assert_eq!(words.par_iter().min_by_key(|w| w.len()), Some(&"a"));
+    /// assert_eq!(words.par_iter().max_by_key(|w| w.len()), Some(&"ccc"));
+    /// ```
     fn min_by_key<K, F>(self, key: F) -> Option<Self::Item>
     where
-        K: Ord,
+        K: Ord + Send,
         F: Fn(&Self::Item) -> K + Sync + Send,
     {
-        self.min_by(|a, b| key(a).cmp(&key(b)))
+        self.map(|x| (key(&x), x))
+            .min_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, x)| x)
     }
 
-    /// The item with the largest key (the last of equal ones).
+    /// The item with the largest key (the last of equal ones). The key is computed once per
+    /// item.
     fn max_by_key<K, F>(self, key: F) -> Option<Self::Item>
     where
-        K: Ord,
+        K: Ord + Send,
         F: Fn(&Self::Item) -> K + Sync + Send,
     {
-        self.max_by(|a, b| key(a).cmp(&key(b)))
+        self.map(|x| (key(&x), x))
+            .max_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, x)| x)
     }
 
     /// Combines the items with the associative `op`, starting every piece from `identity()`
@@ -268,12 +356,391 @@ pub trait ParallelIterator: Sized + Send {
         self.drive(FindAnyConsumer::new(&predicate))
     }
 
-    /// The first item (in order) for which `predicate` holds, or `None`.
+    /// The first item (in order) for which `predicate` holds, or `None`. Pieces that come
+    /// after a match already found stop early; earlier pieces still finish their search.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v = [3, 8, 5, 10, 7];
+    /// assert_eq!(v.par_iter().find_first(|&&x| x > 4), Some(&8));
+    /// assert_eq!(v.par_iter().find_last(|&&x| x > 4), Some(&7));
+    /// ```
     fn find_first<F>(self, predicate: F) -> Option<Self::Item>
     where
         F: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        self.filter(predicate).reduce_with(|a, _| a)
+        self.drive(FindFirstConsumer::new(&predicate))
+    }
+
+    /// The last item (in order) for which `predicate` holds, or `None`.
+    fn find_last<F>(self, predicate: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.drive(FindLastConsumer::new(&predicate))
+    }
+
+    /// Applies `f` to the items and returns some `Some` result (not necessarily the first).
+    fn find_map_any<F, R>(self, f: F) -> Option<R>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_any(|_| true)
+    }
+
+    /// Applies `f` to the items and returns the first `Some` result in order.
+    fn find_map_first<F, R>(self, f: F) -> Option<R>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_first(|_| true)
+    }
+
+    /// Applies `f` to the items and returns the last `Some` result in order.
+    fn find_map_last<F, R>(self, f: F) -> Option<R>
+    where
+        F: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_last(|_| true)
+    }
+
+    /// This iterator's items, then those of `chain`. Indexed when both sides are, in which case
+    /// the two run as one loop.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (0..3u32).into_par_iter().chain(vec![7, 8]).collect();
+    /// assert_eq!(v, [0, 1, 2, 7, 8]);
+    /// ```
+    fn chain<C>(self, chain: C) -> Chain<Self, C::Iter>
+    where
+        C: IntoParallelIterator<Item = Self::Item>,
+    {
+        Chain::new(self, chain.into_par_iter())
+    }
+
+    /// Calls the fallible `op` on every item; returns the first failure in order (`Err`,
+    /// `None`, `ControlFlow::Break`), or success. Items after a failure may or may not be
+    /// visited; pieces that come after a known failure stop early.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let r = (0..100u32).into_par_iter().try_for_each(|x| if x % 40 == 39 { Err(x) } else { Ok(()) });
+    /// assert_eq!(r, Err(39));
+    /// ```
+    fn try_for_each<OP, R>(self, op: OP) -> R
+    where
+        OP: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map(op).try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// Calls the fallible `op` on every item with a clone of `init` per piece; see
+    /// [`ParallelIterator::try_for_each`] and [`ParallelIterator::map_with`].
+    fn try_for_each_with<OP, T, R>(self, init: T, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_with(init, op)
+            .try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// Calls the fallible `op` on every item with a state made by `init` per piece; see
+    /// [`ParallelIterator::try_for_each`] and [`ParallelIterator::map_init`].
+    fn try_for_each_init<OP, INIT, T, R>(self, init: INIT, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_init(init, op)
+            .try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// Reduces items that may be failures: the first failure in order, or all the successes
+    /// combined with the associative `op` (starting every piece from `identity()`).
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let sum = (1..=10u32).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, Some(55));
+    /// let overflow = (1..=10u8).into_par_iter().map(Some).try_reduce(|| 1, |a, b| a.checked_mul(b));
+    /// assert_eq!(overflow, None);
+    /// ```
+    fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        self.drive(TryReduceConsumer::new(&identity, &op))
+    }
+
+    /// Like [`ParallelIterator::try_reduce`] without an identity: `None` if there are no items.
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        self.drive(TryReduceWithConsumer::new(&op))
+    }
+
+    /// Folds each piece from `identity()` with the fallible `fold_op`, stopping a piece at its
+    /// first failure; yields one result per piece (combine them with
+    /// [`ParallelIterator::try_reduce`]). Pieces after a known failure may yield nothing.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let total = (1..=100u64)
+    ///     .into_par_iter()
+    ///     .try_fold(|| 0u64, |a, x| a.checked_add(x))
+    ///     .try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(total, Some(5050));
+    /// ```
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, ID, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, identity, fold_op)
+    }
+
+    /// Like [`ParallelIterator::try_fold`], each piece starting from a clone of `init`.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let r: Result<u32, u32> = (0..10u32)
+    ///     .into_par_iter()
+    ///     .try_fold_with(0u32, |a, x| if x == 7 { Err(x) } else { Ok(a + x) })
+    ///     .try_reduce(|| 0, |a, b| Ok(a + b));
+    /// assert_eq!(r, Err(7));
+    /// ```
+    fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, T, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send,
+    {
+        TryFoldWith::new(self, init, fold_op)
+    }
+
+    /// Applies `f` to every item, giving it exclusive access to a clone of `init` (one clone per
+    /// piece).
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (0..5u32).into_par_iter().map_with(10u32, |base, x| *base + x).collect();
+    /// assert_eq!(v, [10, 11, 12, 13, 14]);
+    /// ```
+    fn map_with<F, T, R>(self, init: T, f: F) -> MapWith<Self, T, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Send,
+    {
+        MapWith::new(self, init, f)
+    }
+
+    /// Applies `f` to every item, giving it exclusive access to a state made by `init` (called
+    /// once per piece, for example to make a scratch buffer or a random generator).
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<String> = (0..3u32)
+    ///     .into_par_iter()
+    ///     .map_init(String::new, |buf, x| {
+    ///         buf.clear();
+    ///         buf.push_str(&x.to_string());
+    ///         buf.clone()
+    ///     })
+    ///     .collect();
+    /// assert_eq!(v, ["0", "1", "2"]);
+    /// ```
+    fn map_init<F, INIT, T, R>(self, init: INIT, f: F) -> MapInit<Self, INIT, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Send,
+    {
+        MapInit::new(self, init, f)
+    }
+
+    /// Calls `op` on every item with a clone of `init` per piece.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// use std::sync::mpsc::channel;
+    /// let (tx, rx) = channel();
+    /// (0..5u32).into_par_iter().for_each_with(tx, |tx, x| tx.send(x).unwrap());
+    /// let mut got: Vec<u32> = rx.iter().collect();
+    /// got.sort();
+    /// assert_eq!(got, [0, 1, 2, 3, 4]);
+    /// ```
+    fn for_each_with<OP, T>(self, init: T, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        T: Send + Clone,
+    {
+        self.map_with(init, op).collect()
+    }
+
+    /// Calls `op` on every item with a state made by `init` once per piece.
+    fn for_each_init<OP, INIT, T>(self, init: INIT, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+    {
+        self.map_init(init, op).collect()
+    }
+
+    /// Like [`ParallelIterator::fold`], each piece starting from a clone of `init`.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let n: usize = (0..100u32).into_par_iter().fold_with(0usize, |n, _| n + 1).sum();
+    /// assert_eq!(n, 100);
+    /// ```
+    fn fold_with<F, T>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send + Clone,
+    {
+        FoldWith::new(self, init, fold_op)
+    }
+
+    /// Applies `f` to every item and yields, in order, the items of the parallel iterators it
+    /// returns (each run as a nested loop).
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (1..4u32).into_par_iter().flat_map(|n| (0..n).into_par_iter()).collect();
+    /// assert_eq!(v, [0, 0, 1, 0, 1, 2]);
+    /// ```
+    fn flat_map<F, PI>(self, f: F) -> FlatMap<Self, F>
+    where
+        F: Fn(Self::Item) -> PI + Sync + Send,
+        PI: IntoParallelIterator,
+    {
+        FlatMap::new(self, f)
+    }
+
+    /// Applies `f` to every item and yields, in order, the items of the sequential iterators it
+    /// returns (run inside the piece that holds the outer item).
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (1..4u32).into_par_iter().flat_map_iter(|n| 0..n).collect();
+    /// assert_eq!(v, [0, 0, 1, 0, 1, 2]);
+    /// ```
+    fn flat_map_iter<F, SI>(self, f: F) -> FlatMapIter<Self, F>
+    where
+        F: Fn(Self::Item) -> SI + Sync + Send,
+        SI: IntoIterator,
+        SI::Item: Send,
+    {
+        FlatMapIter::new(self, f)
+    }
+
+    /// Yields, in order, the items of the items (which are parallel iterators themselves).
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
+    }
+
+    /// Yields, in order, the items of the items (which are sequential iterators).
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = vec![vec![1, 2], vec![], vec![3]].into_par_iter().flatten_iter().collect();
+    /// assert_eq!(v, [1, 2, 3]);
+    /// ```
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator,
+        <Self::Item as IntoIterator>::Item: Send,
+    {
+        FlattenIter::new(self)
+    }
+
+    /// Splits pairs into two collections, each in order.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let (a, b): (Vec<u32>, Vec<char>) = vec![(1, 'a'), (2, 'b')].into_par_iter().unzip();
+    /// assert_eq!((a, b), (vec![1, 2], vec!['a', 'b']));
+    /// ```
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
+        A: Send,
+        B: Send,
+    {
+        let (a, b) = self.drive(UnzipConsumer);
+        let (mut from_a, mut from_b) = (FromA::default(), FromB::default());
+        extend_with(&mut from_a, a);
+        extend_with(&mut from_b, b);
+        (from_a, from_b)
+    }
+
+    /// Sorts the items into those for which `predicate` holds and the others, each in order.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let (even, odd): (Vec<u32>, Vec<u32>) = (0..7u32).into_par_iter().partition(|x| x % 2 == 0);
+    /// assert_eq!(even, [0, 2, 4, 6]);
+    /// assert_eq!(odd, [1, 3, 5]);
+    /// ```
+    fn partition<A, B, P>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.partition_map(|x| {
+            if predicate(&x) {
+                Either::Left(x)
+            } else {
+                Either::Right(x)
+            }
+        })
+    }
+
+    /// Maps every item to [`Either`] and collects the left and the right values apart, each
+    /// in order.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// use hypersteal::iter::Either;
+    /// let (small, big): (Vec<u32>, Vec<String>) = (0..5u32)
+    ///     .into_par_iter()
+    ///     .partition_map(|x| if x < 3 { Either::Left(x) } else { Either::Right(x.to_string()) });
+    /// assert_eq!(small, [0, 1, 2]);
+    /// assert_eq!(big, ["3", "4"]);
+    /// ```
+    fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        let (left, right) = self.drive(PartitionConsumer::new(&predicate));
+        let (mut a, mut b) = (A::default(), B::default());
+        extend_with(&mut a, left);
+        extend_with(&mut b, right);
+        (a, b)
     }
 
     /// Collects the items, in order, into a collection (a `Vec`, `String`, map, set, …).
@@ -317,6 +784,309 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// Never cuts the loop into pieces (chunks) of fewer than `min` items, except the last.
     fn with_min_len(self, min: usize) -> MinLen<Self> {
         MinLen::new(self, min)
+    }
+
+    /// Never leaves a piece (chunk) of more than `max` items unsplit, even with one worker:
+    /// `fold` then yields at least `len / max` accumulators. Where it conflicts with
+    /// [`IndexedParallelIterator::with_min_len`], the minimum wins.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let pieces = (0..100u32).into_par_iter().with_max_len(10).fold(|| 0, |n, _| n + 1).count();
+    /// assert!(pieces >= 10);
+    /// ```
+    fn with_max_len(self, max: usize) -> MaxLen<Self> {
+        MaxLen::new(self, max)
+    }
+
+    /// The items in reverse order.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (0..4u32).into_par_iter().rev().collect();
+    /// assert_eq!(v, [3, 2, 1, 0]);
+    /// ```
+    fn rev(self) -> Rev<Self> {
+        Rev::new(self)
+    }
+
+    /// All but the first `n` items.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().skip(7).collect();
+    /// assert_eq!(v, [7, 8, 9]);
+    /// ```
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip::new(self, n)
+    }
+
+    /// The first `n` items (all if there are fewer).
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().take(3).collect();
+    /// assert_eq!(v, [0, 1, 2]);
+    /// ```
+    fn take(self, n: usize) -> Take<Self> {
+        Take::new(self, n)
+    }
+
+    /// Every `step`-th item, starting with the first.
+    ///
+    /// # Panics
+    ///
+    /// If `step` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().step_by(4).collect();
+    /// assert_eq!(v, [0, 4, 8]);
+    /// ```
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        StepBy::new(self, step)
+    }
+
+    /// The items gathered, in order, into `Vec`s of `chunk_size` (the last may be shorter).
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<Vec<u32>> = (0..5u32).into_par_iter().chunks(2).collect();
+    /// assert_eq!(v, [vec![0, 1], vec![2, 3], vec![4]]);
+    /// ```
+    fn chunks(self, chunk_size: usize) -> IterChunks<Self> {
+        IterChunks::new(self, chunk_size)
+    }
+
+    /// The indices, in order, of the items for which `predicate` holds.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<usize> = [5, 2, 8, 1].par_iter().positions(|&x| x > 3).collect();
+    /// assert_eq!(v, [0, 2]);
+    /// ```
+    fn positions<P>(self, predicate: P) -> Positions<Self, P>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        Positions::new(self, predicate)
+    }
+
+    /// Pairs the items with those of `other`, which must have the same length.
+    ///
+    /// # Panics
+    ///
+    /// If the lengths differ (when called).
+    fn zip_eq<Z>(self, other: Z) -> ZipEq<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        ZipEq::new(self, other.into_par_iter())
+    }
+
+    /// Folds every `chunk_size` consecutive items (the last chunk may be shorter), each chunk
+    /// from `identity()`: like `chunks(chunk_size)` followed by a fold of each chunk, without
+    /// gathering the chunks.
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let sums: Vec<u32> = (1..=7u32).into_par_iter().fold_chunks(3, || 0, |a, x| a + x).collect();
+    /// assert_eq!(sums, [6, 15, 7]);
+    /// ```
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        fold_op: F,
+    ) -> FoldChunks<Self, ID, F>
+    where
+        ID: Fn() -> T + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+        T: Send,
+    {
+        FoldChunks::new(self, chunk_size, identity, fold_op)
+    }
+
+    /// The index of some item for which `predicate` holds (not necessarily the first).
+    fn position_any<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_any(|&(_, hit)| hit)
+            .map(|(i, _)| i)
+    }
+
+    /// The index of the first item for which `predicate` holds.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v = [1, 5, 2, 6, 3];
+    /// assert_eq!(v.par_iter().position_first(|&x| x > 4), Some(1));
+    /// assert_eq!(v.par_iter().position_last(|&x| x > 4), Some(3));
+    /// ```
+    fn position_first<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_first(|&(_, hit)| hit)
+            .map(|(i, _)| i)
+    }
+
+    /// The index of the last item for which `predicate` holds.
+    fn position_last<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_last(|&(_, hit)| hit)
+            .map(|(i, _)| i)
+    }
+
+    /// Compares the items with those of `other` lexicographically, as `Iterator::cmp`.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// use std::cmp::Ordering;
+    /// assert_eq!((0..5u32).into_par_iter().cmp(0..4u32), Ordering::Greater);
+    /// assert!((0..5u32).into_par_iter().lt(vec![0, 1, 3]));
+    /// assert!((0..3u32).into_par_iter().eq(vec![0, 1, 2]));
+    /// ```
+    fn cmp<I>(self, other: I) -> CmpOrdering
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: Ord,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(a, b)| Ord::cmp(&a, &b))
+            .find_first(|&o| o != CmpOrdering::Equal)
+            .unwrap_or(by_len)
+    }
+
+    /// Compares the items with those of `other` lexicographically, as `Iterator::partial_cmp`.
+    fn partial_cmp<I>(self, other: I) -> Option<CmpOrdering>
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(a, b)| PartialOrd::partial_cmp(&a, &b))
+            .find_first(|&o| o != Some(CmpOrdering::Equal))
+            .unwrap_or(Some(by_len))
+    }
+
+    /// Whether the items equal those of `other` (same length, equal pairwise).
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(a, b)| a == b)
+    }
+
+    /// Whether the items differ from those of `other`.
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// Whether the items are lexicographically less than those of `other`.
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(CmpOrdering::Less)
+    }
+
+    /// Whether the items are lexicographically less than or equal to those of `other`.
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(CmpOrdering::Less | CmpOrdering::Equal)
+        )
+    }
+
+    /// Whether the items are lexicographically greater than those of `other`.
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(CmpOrdering::Greater)
+    }
+
+    /// Whether the items are lexicographically greater than or equal to those of `other`.
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(CmpOrdering::Greater | CmpOrdering::Equal)
+        )
+    }
+
+    /// Collects the items, in order, into `target`, replacing what it held (its allocation is
+    /// reused where large enough).
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let mut v = vec![9u32; 10];
+    /// (0..3u32).into_par_iter().collect_into_vec(&mut v);
+    /// assert_eq!(v, [0, 1, 2]);
+    /// ```
+    fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
+        target.clear();
+        target.par_extend(self);
+    }
+
+    /// Splits pairs into `left` and `right`, replacing what they held.
+    fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        left.clear();
+        right.clear();
+        let (a, b) = self.drive(UnzipConsumer);
+        collect::append_pieces(left, a);
+        collect::append_pieces(right, b);
     }
 
     /// Runs the loop under `schedule` instead of the default [`Schedule::Adaptive`].

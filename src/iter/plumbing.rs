@@ -18,8 +18,8 @@ use crate::iter::Schedule;
 pub trait Producer: Send + Sized {
     /// The items produced.
     type Item;
-    /// The sequential iterator a piece turns into.
-    type IntoIter: Iterator<Item = Self::Item>;
+    /// The sequential iterator a piece turns into; it can be run from either end (`rev`).
+    type IntoIter: DoubleEndedIterator<Item = Self::Item>;
 
     /// The number of items this producer yields.
     fn len(&self) -> usize;
@@ -39,6 +39,12 @@ pub trait Producer: Send + Sized {
     /// The smallest piece worth splitting off (from `with_min_len`); 1 by default.
     fn min_len(&self) -> usize {
         1
+    }
+
+    /// The largest piece the driver may leave unsplit (from `with_max_len`); unbounded by
+    /// default. When it conflicts with [`Producer::min_len`], the minimum wins.
+    fn max_len(&self) -> usize {
+        usize::MAX
     }
 
     /// The schedule chosen with `with_schedule`, if any.
@@ -66,6 +72,18 @@ pub trait Consumer<T>: Send + Sync {
     /// Folds one piece, given as a sequential iterator, into a partial result.
     fn consume<I: Iterator<Item = T>>(&self, iter: I) -> Self::Result;
 
+    /// Folds one piece whose items start at position `start` of the loop being driven: pieces
+    /// of one loop never overlap, so a piece that starts later holds only later items. Order
+    /// sensitive consumers (`find_first`, `try_for_each`) use it to skip pieces that come
+    /// after an answer already found. By default the position is ignored.
+    ///
+    /// A wrapper may forward the position only if its pieces' items keep their loop's order
+    /// (`map`, `filter`); one that drives another loop inside a piece (`flat_map`) must not.
+    fn consume_at<I: Iterator<Item = T>>(&self, start: usize, iter: I) -> Self::Result {
+        let _ = start;
+        self.consume(iter)
+    }
+
     /// Combines the partial results of two adjacent pieces, `left` coming first.
     fn reduce(&self, left: Self::Result, right: Self::Result) -> Self::Result;
 
@@ -76,5 +94,28 @@ pub trait Consumer<T>: Send + Sync {
     /// started can be skipped.
     fn full(&self) -> bool {
         false
+    }
+}
+
+/// A shared consumer drives nested or chained loops (`chain`, `flat_map`). It deliberately
+/// drops positions ([`Consumer::consume_at`]): the positions of an inner loop are not those of
+/// the outer one.
+impl<T, C: Consumer<T>> Consumer<T> for &C {
+    type Result = C::Result;
+
+    fn consume<I: Iterator<Item = T>>(&self, iter: I) -> Self::Result {
+        (**self).consume(iter)
+    }
+
+    fn reduce(&self, left: Self::Result, right: Self::Result) -> Self::Result {
+        (**self).reduce(left, right)
+    }
+
+    fn identity(&self) -> Self::Result {
+        (**self).identity()
+    }
+
+    fn full(&self) -> bool {
+        (**self).full()
     }
 }

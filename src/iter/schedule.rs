@@ -183,6 +183,8 @@ impl FromStr for Schedule {
 pub(crate) struct Chunker {
     kind: Kind,
     min_len: usize,
+    /// No chunk above this (`with_max_len`), unless `min_len` asks for more.
+    max_len: usize,
 }
 
 enum Kind {
@@ -233,7 +235,14 @@ impl Chunker {
         Chunker {
             kind,
             min_len: min_len.max(1),
+            max_len: usize::MAX,
         }
+    }
+
+    /// Caps every chunk at `max_len` items (the minimum length still wins).
+    pub(crate) fn with_max_len(mut self, max_len: usize) -> Self {
+        self.max_len = max_len;
+        self
     }
 
     /// The next chunk for a participant of relative power `power` (1.0 unless `weighted`),
@@ -265,7 +274,10 @@ impl Chunker {
                 *size
             }
         };
-        chunk.max(self.min_len).clamp(1, remaining)
+        chunk
+            .min(self.max_len)
+            .max(self.min_len)
+            .clamp(1, remaining)
     }
 }
 

@@ -1,4 +1,4 @@
-//! `with_min_len` and `with_schedule`: adapters that only change how the loop is cut.
+//! `with_min_len`, `with_max_len` and `with_schedule`: adapters that only change how the loop is cut.
 
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
 use crate::iter::{DriveCallback, IndexedParallelIterator, ParallelIterator, Schedule};
@@ -14,6 +14,20 @@ pub struct MinLen<I> {
 impl<I> MinLen<I> {
     pub(crate) fn new(base: I, min: usize) -> Self {
         MinLen { base, min }
+    }
+}
+
+/// The iterator of [`IndexedParallelIterator::with_max_len`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct MaxLen<I> {
+    base: I,
+    max: usize,
+}
+
+impl<I> MaxLen<I> {
+    pub(crate) fn new(base: I, max: usize) -> Self {
+        MaxLen { base, max }
     }
 }
 
@@ -35,6 +49,7 @@ impl<I> WithSchedule<I> {
 #[derive(Clone, Copy)]
 enum Hint {
     MinLen(usize),
+    MaxLen(usize),
     Schedule(Schedule),
 }
 
@@ -63,6 +78,7 @@ macro_rules! tuning_iter {
 }
 
 tuning_iter!(MinLen, |s: &MinLen<I>| Hint::MinLen(s.min));
+tuning_iter!(MaxLen, |s: &MaxLen<I>| Hint::MaxLen(s.max));
 tuning_iter!(WithSchedule, |s: &WithSchedule<I>| Hint::Schedule(
     s.schedule
 ));
@@ -112,7 +128,14 @@ impl<P: Producer> Producer for HintProducer<P> {
     fn min_len(&self) -> usize {
         match self.hint {
             Hint::MinLen(min) => min.max(self.base.min_len()),
-            Hint::Schedule(_) => self.base.min_len(),
+            _ => self.base.min_len(),
+        }
+    }
+
+    fn max_len(&self) -> usize {
+        match self.hint {
+            Hint::MaxLen(max) => max.max(1).min(self.base.max_len()),
+            _ => self.base.max_len(),
         }
     }
 
@@ -120,7 +143,7 @@ impl<P: Producer> Producer for HintProducer<P> {
         match self.hint {
             // The outermost `with_schedule` wins.
             Hint::Schedule(s) => Some(s),
-            Hint::MinLen(_) => self.base.schedule(),
+            _ => self.base.schedule(),
         }
     }
 }

@@ -113,6 +113,15 @@ impl<T> Iterator for Drain<'_, T> {
     }
 }
 
+impl<T> DoubleEndedIterator for Drain<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        let item = self.iter.next_back()?;
+        // SAFETY: as in `next`: the item is owned by this drain and `iter` moves past it.
+        Some(unsafe { std::ptr::read(item) })
+    }
+}
+
 impl<T> ExactSizeIterator for Drain<'_, T> {}
 
 impl<T> Drop for Drain<'_, T> {

@@ -99,7 +99,7 @@ struct ZipProducer<PA, PB> {
 
 impl<PA: Producer, PB: Producer> Producer for ZipProducer<PA, PB> {
     type Item = (PA::Item, PB::Item);
-    type IntoIter = std::iter::Zip<PA::IntoIter, PB::IntoIter>;
+    type IntoIter = ZipIter<PA::IntoIter, PB::IntoIter>;
 
     fn len(&self) -> usize {
         self.a.len().min(self.b.len())
@@ -112,14 +112,56 @@ impl<PA: Producer, PB: Producer> Producer for ZipProducer<PA, PB> {
     }
 
     fn into_iter(self) -> Self::IntoIter {
-        self.a.into_iter().zip(self.b.into_iter())
+        ZipIter {
+            a: self.a.into_iter(),
+            b: self.b.into_iter(),
+        }
     }
 
     fn min_len(&self) -> usize {
         self.a.min_len().max(self.b.min_len())
     }
 
+    fn max_len(&self) -> usize {
+        self.a.max_len().min(self.b.max_len())
+    }
+
     fn schedule(&self) -> Option<Schedule> {
         self.a.schedule().or(self.b.schedule())
+    }
+}
+
+/// A piece of a zipped loop. Both sides were cut to the same length (see `CallbackB`) and are
+/// always split at the same indices, so they run out together from either end.
+pub(crate) struct ZipIter<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A: Iterator, B: Iterator> Iterator for ZipIter<A, B> {
+    type Item = (A::Item, B::Item);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let a = self.a.next()?;
+        let b = self.b.next()?;
+        Some((a, b))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (la, ha) = self.a.size_hint();
+        let (lb, hb) = self.b.size_hint();
+        let high = match (ha, hb) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        (la.min(lb), high)
+    }
+}
+
+impl<A: DoubleEndedIterator, B: DoubleEndedIterator> DoubleEndedIterator for ZipIter<A, B> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let a = self.a.next_back()?;
+        let b = self.b.next_back()?;
+        Some((a, b))
     }
 }

@@ -1,0 +1,129 @@
+//! [`ParallelExtend`] (`par_extend`), and the two-sided collections built on it: `unzip`,
+//! `partition` and `partition_map`. Every piece sorts its own items into `Vec`s; the pieces are
+//! appended in order, so each side keeps the sequential order.
+
+use crate::iter::collect::{append_pieces, collect_pieces, collect_vec};
+use crate::iter::plumbing::Consumer;
+use crate::iter::{IntoParallelIterator, ParallelIterator};
+use either::Either;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::hash::{BuildHasher, Hash};
+
+/// A collection that can be extended by a parallel iterator's items, in order.
+///
+/// ```
+/// use hypersteal::prelude::*;
+/// let mut v = vec![0u32];
+/// v.par_extend((1..5u32).into_par_iter().map(|x| x * 10));
+/// assert_eq!(v, [0, 10, 20, 30, 40]);
+/// ```
+pub trait ParallelExtend<T: Send> {
+    /// Appends the items of `par_iter` to `self`.
+    fn par_extend<I>(&mut self, par_iter: I)
+    where
+        I: IntoParallelIterator<Item = T>;
+}
+
+impl<T: Send> ParallelExtend<T> for Vec<T> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        append_pieces(self, collect_pieces(par_iter));
+    }
+}
+
+impl<'a, T: Copy + Send + Sync + 'a> ParallelExtend<&'a T> for Vec<T> {
+    fn par_extend<I: IntoParallelIterator<Item = &'a T>>(&mut self, par_iter: I) {
+        self.par_extend(par_iter.into_par_iter().copied());
+    }
+}
+
+/// Collections extended by collecting in parallel, then inserting in order.
+macro_rules! extend_sequentially {
+    ($([$($gen:tt)*] $coll:ty, $item:ty;)*) => {$(
+        impl<$($gen)*> ParallelExtend<$item> for $coll {
+            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
+                self.extend(collect_vec(par_iter));
+            }
+        }
+    )*};
+}
+
+extend_sequentially! {
+    [T: Send] VecDeque<T>, T;
+    [T: Send] LinkedList<T>, T;
+    [T: Send + Ord] BinaryHeap<T>, T;
+    [K: Send + Eq + Hash, V: Send, S: BuildHasher] HashMap<K, V, S>, (K, V);
+    [T: Send + Eq + Hash, S: BuildHasher] HashSet<T, S>, T;
+    [K: Send + Ord, V: Send] BTreeMap<K, V>, (K, V);
+    [T: Send + Ord] BTreeSet<T>, T;
+    [] String, char;
+    ['a] String, &'a str;
+    [] String, String;
+}
+
+/// Appends the concatenated `pieces` to `target` through its [`ParallelExtend`].
+pub(crate) fn extend_with<T: Send, E: ParallelExtend<T>>(target: &mut E, pieces: Vec<Vec<T>>) {
+    let mut all = Vec::new();
+    append_pieces(&mut all, pieces);
+    target.par_extend(all);
+}
+
+/// `unzip`: each piece splits its pairs into two `Vec`s.
+pub(crate) struct UnzipConsumer;
+
+impl<A: Send, B: Send> Consumer<(A, B)> for UnzipConsumer {
+    type Result = (Vec<Vec<A>>, Vec<Vec<B>>);
+
+    fn consume<I: Iterator<Item = (A, B)>>(&self, iter: I) -> Self::Result {
+        let (a, b): (Vec<A>, Vec<B>) = iter.unzip();
+        (vec![a], vec![b])
+    }
+
+    fn reduce(&self, mut left: Self::Result, right: Self::Result) -> Self::Result {
+        left.0.extend(right.0);
+        left.1.extend(right.1);
+        left
+    }
+
+    fn identity(&self) -> Self::Result {
+        (Vec::new(), Vec::new())
+    }
+}
+
+/// `partition_map` (and `partition`): each piece sorts its items to the left or the right.
+pub(crate) struct PartitionConsumer<'f, F> {
+    f: &'f F,
+}
+
+impl<'f, F> PartitionConsumer<'f, F> {
+    pub(crate) fn new(f: &'f F) -> Self {
+        PartitionConsumer { f }
+    }
+}
+
+impl<T, L: Send, R: Send, F> Consumer<T> for PartitionConsumer<'_, F>
+where
+    F: Fn(T) -> Either<L, R> + Sync,
+{
+    type Result = (Vec<Vec<L>>, Vec<Vec<R>>);
+
+    fn consume<I: Iterator<Item = T>>(&self, iter: I) -> Self::Result {
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for item in iter {
+            match (self.f)(item) {
+                Either::Left(l) => left.push(l),
+                Either::Right(r) => right.push(r),
+            }
+        }
+        (vec![left], vec![right])
+    }
+
+    fn reduce(&self, mut left: Self::Result, right: Self::Result) -> Self::Result {
+        left.0.extend(right.0);
+        left.1.extend(right.1);
+        left
+    }
+
+    fn identity(&self) -> Self::Result {
+        (Vec::new(), Vec::new())
+    }
+}

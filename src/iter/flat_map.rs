@@ -1,0 +1,197 @@
+//! Nested iteration: `flat_map` / `flatten` (the inner items are parallel iterators, each run
+//! as a loop of its own) and `flat_map_iter` / `flatten_iter` (the inner items are sequential
+//! iterators, run inside the outer piece). Both keep the order: outer items in order, each
+//! one's inner items in order.
+
+use crate::iter::plumbing::Consumer;
+use crate::iter::{IntoParallelIterator, ParallelIterator};
+
+/// The iterator of [`ParallelIterator::flat_map`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct FlatMap<I, F> {
+    base: I,
+    f: F,
+}
+
+impl<I, F> FlatMap<I, F> {
+    pub(crate) fn new(base: I, f: F) -> Self {
+        FlatMap { base, f }
+    }
+}
+
+impl<I, F, PI> ParallelIterator for FlatMap<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> PI + Sync + Send,
+    PI: IntoParallelIterator,
+{
+    type Item = PI::Item;
+
+    fn drive<C: Consumer<PI::Item>>(self, consumer: C) -> C::Result {
+        let FlatMap { base, f } = self;
+        base.drive(FlatMapConsumer {
+            inner: consumer,
+            f: &f,
+        })
+    }
+}
+
+/// The iterator of [`ParallelIterator::flatten`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct Flatten<I> {
+    base: I,
+}
+
+impl<I> Flatten<I> {
+    pub(crate) fn new(base: I) -> Self {
+        Flatten { base }
+    }
+}
+
+impl<I> ParallelIterator for Flatten<I>
+where
+    I: ParallelIterator,
+    I::Item: IntoParallelIterator,
+{
+    type Item = <I::Item as IntoParallelIterator>::Item;
+
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        FlatMap::new(self.base, |x: I::Item| x).drive(consumer)
+    }
+}
+
+/// Runs each outer item's parallel iterator as a nested loop, with the shared consumer.
+struct FlatMapConsumer<'f, C, F> {
+    inner: C,
+    f: &'f F,
+}
+
+impl<X, PI, C, F> Consumer<X> for FlatMapConsumer<'_, C, F>
+where
+    PI: IntoParallelIterator,
+    C: Consumer<PI::Item>,
+    F: Fn(X) -> PI + Sync,
+{
+    type Result = C::Result;
+
+    // No `consume_at`: the nested loops have positions of their own, unrelated to the outer
+    // loop's, so they are driven through `&C`, which drops positions.
+    fn consume<I: Iterator<Item = X>>(&self, iter: I) -> C::Result {
+        let mut acc = self.inner.identity();
+        for item in iter {
+            if self.inner.full() {
+                break;
+            }
+            let nested = (self.f)(item).into_par_iter().drive(&self.inner);
+            acc = self.inner.reduce(acc, nested);
+        }
+        acc
+    }
+
+    fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
+        self.inner.reduce(left, right)
+    }
+
+    fn identity(&self) -> C::Result {
+        self.inner.identity()
+    }
+
+    fn full(&self) -> bool {
+        self.inner.full()
+    }
+}
+
+/// The iterator of [`ParallelIterator::flat_map_iter`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct FlatMapIter<I, F> {
+    base: I,
+    f: F,
+}
+
+impl<I, F> FlatMapIter<I, F> {
+    pub(crate) fn new(base: I, f: F) -> Self {
+        FlatMapIter { base, f }
+    }
+}
+
+impl<I, F, SI> ParallelIterator for FlatMapIter<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> SI + Sync + Send,
+    SI: IntoIterator,
+    SI::Item: Send,
+{
+    type Item = SI::Item;
+
+    fn drive<C: Consumer<SI::Item>>(self, consumer: C) -> C::Result {
+        let FlatMapIter { base, f } = self;
+        base.drive(FlatMapIterConsumer {
+            inner: consumer,
+            f: &f,
+        })
+    }
+}
+
+/// The iterator of [`ParallelIterator::flatten_iter`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct FlattenIter<I> {
+    base: I,
+}
+
+impl<I> FlattenIter<I> {
+    pub(crate) fn new(base: I) -> Self {
+        FlattenIter { base }
+    }
+}
+
+impl<I> ParallelIterator for FlattenIter<I>
+where
+    I: ParallelIterator,
+    I::Item: IntoIterator,
+    <I::Item as IntoIterator>::Item: Send,
+{
+    type Item = <I::Item as IntoIterator>::Item;
+
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        FlatMapIter::new(self.base, |x: I::Item| x).drive(consumer)
+    }
+}
+
+/// Expands each outer item sequentially inside its piece; the piece's position still orders it.
+struct FlatMapIterConsumer<'f, C, F> {
+    inner: C,
+    f: &'f F,
+}
+
+impl<X, SI, C, F> Consumer<X> for FlatMapIterConsumer<'_, C, F>
+where
+    SI: IntoIterator,
+    C: Consumer<SI::Item>,
+    F: Fn(X) -> SI + Sync,
+{
+    type Result = C::Result;
+
+    fn consume<I: Iterator<Item = X>>(&self, iter: I) -> C::Result {
+        self.inner.consume(iter.flat_map(self.f))
+    }
+
+    fn consume_at<I: Iterator<Item = X>>(&self, start: usize, iter: I) -> C::Result {
+        self.inner.consume_at(start, iter.flat_map(self.f))
+    }
+
+    fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
+        self.inner.reduce(left, right)
+    }
+
+    fn identity(&self) -> C::Result {
+        self.inner.identity()
+    }
+
+    fn full(&self) -> bool {
+        self.inner.full()
+    }
+}
