@@ -129,9 +129,11 @@ where
         join_in_worker(
             worker,
             move || a(FnContext { migrated: injected }),
-            move |stolen| b(FnContext {
-                migrated: stolen || injected,
-            }),
+            move |stolen| {
+                b(FnContext {
+                    migrated: stolen || injected,
+                })
+            },
         )
     })
 }
