@@ -8,8 +8,9 @@
 //! Every contender runs once per round, rounds interleaved (so a slow stretch of the machine
 //! hits all of them alike); the table shows each contender's median over the rounds, divided by
 //! the sequential median. `JOINS_ONLY=<text>` keeps only the contenders whose name contains the
-//! text (and the sequential and floor rows). The `floor` row is the cheapest possible `join` with
-//! rayon's signature on one thread (see `floor_join` in `common/fib.rs`): what a pool of one can hope for.
+//! text (and the sequential and floor rows). The `floor` row is the cheapest possible `join`
+//! with rayon's signature on one thread (`floor_join` in `common/fib.rs`): what a pool of one
+//! can hope for.
 
 #[path = "common/fib.rs"]
 #[allow(dead_code)] // not every kernel is used here

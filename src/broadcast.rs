@@ -108,19 +108,19 @@ where
 type Outcome<R> = Result<R, Box<dyn Any + Send>>;
 
 /// The results of a blocking broadcast and what it waits for, on the broadcaster's stack.
-struct Shared<'a, OP, R> {
+struct Gathering<'a, OP, R> {
     op: &'a OP,
     results: Vec<Mutex<Option<Outcome<R>>>>,
     latch: CountLatch,
 }
 
-/// A pointer to the broadcaster's `Shared`, carried by its jobs.
-struct SharedPtr<T>(*const T);
+/// A pointer to the broadcaster's `Gathering`, carried by its jobs.
+struct GatheringPtr<T>(*const T);
 
-// SAFETY: `Shared` is only read through shared references (its `op` is `Sync`, its results are
+// SAFETY: `Gathering` is only read through shared references (its `op` is `Sync`, its results are
 // behind locks and hold `Send` values, its latch is made for other threads to count down), and
 // the broadcaster keeps it alive until every job has counted the latch down.
-unsafe impl<T> Send for SharedPtr<T> {}
+unsafe impl<T> Send for GatheringPtr<T> {}
 
 /// A blocking broadcast, from worker `worker` of the pool that runs it.
 pub(crate) fn broadcast_on<OP, R>(worker: &WorkerThread, op: &OP) -> Vec<R>
@@ -130,7 +130,7 @@ where
 {
     let registry = &worker.registry;
     let n = registry.num_threads();
-    let shared = Shared {
+    let shared = Gathering {
         op,
         results: (0..n).map(|_| Mutex::new(None)).collect(),
         latch: CountLatch::new(Arc::clone(registry), worker.index),
@@ -140,7 +140,7 @@ where
         shared.latch.increment();
     }
     for i in 0..n {
-        let ptr = SharedPtr(&shared as *const Shared<'_, OP, R>);
+        let ptr = GatheringPtr(&shared as *const Gathering<'_, OP, R>);
         let job = HeapJob::new(move || {
             let ptr = ptr;
             // SAFETY: the broadcaster waits for the latch below before `shared` goes away,

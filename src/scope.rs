@@ -309,21 +309,7 @@ impl<'scope> ScopeFifo<'scope> {
     where
         BODY: Fn(&ScopeFifo<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
     {
-        let body = StdArc::new(body);
-        let make = |i: usize, n: usize| {
-            let (body, scope_ptr) = (StdArc::clone(&body), ScopePtr(self));
-            let job = HeapJob::new(move || {
-                // SAFETY: the scope waits for this task (its latch counts it) before it returns.
-                let scope = unsafe { scope_ptr.get() };
-                scope
-                    .base
-                    .run_task(move || body(scope, BroadcastContext::new(i, n)));
-            });
-            // SAFETY: as in `Scope::spawn_broadcast`.
-            unsafe { job.into_job_ref(EXTERNAL) }
-        };
-        // SAFETY: as in `Scope::spawn_broadcast`.
-        unsafe { self.base.push_broadcast(make) };
+        spawn_broadcast_into(self, |s| &s.base, body);
     }
 
     /// Spawns a task into the scope, after the FIFO tasks the calling worker already spawned;
@@ -433,26 +419,34 @@ impl<'scope> Scope<'scope> {
     where
         BODY: Fn(&Scope<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
     {
-        let body = StdArc::new(body);
-        let make = |i: usize, n: usize| {
-            let (body, scope_ptr) = (StdArc::clone(&body), ScopePtr(self));
-            let job = HeapJob::new(move || {
-                // SAFETY: the scope waits for this task (its latch counts it) before it returns.
-                let scope = unsafe { scope_ptr.get() };
-                // `body` moves into the task so that its last clone is dropped before the
-                // task counts itself done, while what it borrows is still alive.
-                scope
-                    .base
-                    .run_task(move || body(scope, BroadcastContext::new(i, n)));
-            });
-            // SAFETY: the job borrows only data that outlives `'scope`, and the scope does not
-            // end before it has run (`push_broadcast` counts it first).
-            unsafe { job.into_job_ref(EXTERNAL) }
-        };
-        // SAFETY: each job runs its task through `run_task` and borrows only what outlives the
-        // scope.
-        unsafe { self.base.push_broadcast(make) };
+        spawn_broadcast_into(self, |s| &s.base, body);
     }
+}
+
+/// `spawn_broadcast` of both scope kinds: one task per worker of the scope's pool, each
+/// running `body(scope, its context)` on its own worker, counted by the scope.
+fn spawn_broadcast_into<'scope, S, BODY>(scope: &S, base: fn(&S) -> &ScopeBase<'scope>, body: BODY)
+where
+    S: Sync,
+    BODY: Fn(&S, BroadcastContext<'_>) + Send + Sync + 'scope,
+{
+    let body = StdArc::new(body);
+    let make = |i: usize, n: usize| {
+        let (body, scope_ptr) = (StdArc::clone(&body), ScopePtr(scope));
+        let job = HeapJob::new(move || {
+            // SAFETY: the scope waits for this task (its latch counts it) before it returns.
+            let scope = unsafe { scope_ptr.get() };
+            // `body` moves into the task so that its last clone is dropped before the task
+            // counts itself done, while what it borrows is still alive.
+            base(scope).run_task(move || body(scope, BroadcastContext::new(i, n)));
+        });
+        // SAFETY: the job borrows only data that outlives `'scope`, and the scope does not end
+        // before it has run (`push_broadcast` counts it first).
+        unsafe { job.into_job_ref(EXTERNAL) }
+    };
+    // SAFETY: each job runs its task through `run_task` and borrows only what outlives the
+    // scope.
+    unsafe { base(scope).push_broadcast(make) };
 }
 
 impl<'scope> ScopeBase<'scope> {

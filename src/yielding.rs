@@ -33,12 +33,12 @@ fn current_worker<'a>() -> Option<&'a WorkerThread> {
 /// Lets the pool run one pending task on the calling worker thread.
 ///
 /// Looks for a single task, in this order: the worker's own unstarted tasks (newest first),
-/// tasks placed on it by a sender-initiated policy, work submitted from outside the pool, then
-/// tasks other workers have made public (spawned or promoted) and the policy lets this worker
-/// take. The first one found runs to completion before this returns. It sends no requests to
-/// busy workers (their private tasks stay where they are) and never sleeps, so it is cheap in
-/// a polling loop; when it returns `Some(Yield::Idle)`, consider also calling
-/// [`std::thread::yield_now`].
+/// tasks placed on it by a sender-initiated policy, work submitted from outside the pool and
+/// its share of a broadcast, then tasks other workers have made public (spawned or promoted)
+/// and the policy lets this worker take. The first one found runs to completion before this
+/// returns. It sends no requests to busy workers (their private tasks stay where they are) and
+/// never sleeps, so it is cheap in a polling loop; when it returns `Some(Yield::Idle)`,
+/// consider also calling [`std::thread::yield_now`].
 ///
 /// Returns `None` when the calling thread is not a worker of any pool (then nothing runs),
 /// `Some(Yield::Executed)` when a task ran, `Some(Yield::Idle)` when none was found.

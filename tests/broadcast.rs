@@ -246,3 +246,23 @@ fn a_panicking_scope_broadcast_reaches_the_scope_after_every_call() {
         }
     });
 }
+
+#[test]
+fn yield_now_runs_this_workers_share_of_a_broadcast() {
+    within(LIMIT, "yield to a broadcast", || {
+        for policy in Policy::all() {
+            // One worker: its share of the broadcast can only run when it yields or waits.
+            let pool = build(policy, 1);
+            let ran = Arc::new(AtomicUsize::new(0));
+            let r = Arc::clone(&ran);
+            pool.install(move || {
+                hypersteal::spawn_broadcast(move |_| {
+                    r.fetch_add(1, Ordering::SeqCst);
+                });
+                assert_eq!(hypersteal::yield_local(), Some(hypersteal::Yield::Idle));
+                assert_eq!(hypersteal::yield_now(), Some(hypersteal::Yield::Executed));
+            });
+            assert_eq!(ran.load(Ordering::SeqCst), 1, "{policy}");
+        }
+    });
+}

@@ -31,6 +31,15 @@ fn counters(n: usize) -> Vec<AtomicUsize> {
     (0..n).map(|_| AtomicUsize::new(0)).collect()
 }
 
+/// Shuts down pools whose other handles are gone, each under the watchdog: a scope or a
+/// broadcast must not leave a pool unable to stop.
+fn shut_down(pools: impl IntoIterator<Item = Arc<ThreadPool>>, what: &str) {
+    for pool in pools {
+        let pool = Arc::try_unwrap(pool).expect("the only handle");
+        within(LIMIT, what, move || pool.shutdown());
+    }
+}
+
 fn assert_each_ran_once(runs: &[AtomicUsize], what: &str) {
     for (i, r) in runs.iter().enumerate() {
         assert_eq!(
@@ -97,44 +106,53 @@ fn pool_of(policy: Policy, workers: usize) -> ThreadPool {
 
 #[test]
 fn pending_tasks_sees_spawns_on_a_single_worker() {
-    for policy in policies() {
-        let pool = pool_of(policy, 1);
-        pool.scope(|s| {
-            assert_eq!(hypersteal::current_thread_has_pending_tasks(), Some(false));
-            assert_eq!(pool.current_thread_has_pending_tasks(), Some(false));
-            s.spawn(|_| ());
-            s.spawn(|_| ());
-            // One worker: nobody else can take them.
-            assert_eq!(hypersteal::current_thread_has_pending_tasks(), Some(true));
-            assert_eq!(pool.current_thread_has_pending_tasks(), Some(true));
-            assert_eq!(hypersteal::yield_local(), Some(Yield::Executed));
-            assert_eq!(hypersteal::current_thread_has_pending_tasks(), Some(true));
-            assert_eq!(hypersteal::yield_local(), Some(Yield::Executed));
-            assert_eq!(hypersteal::current_thread_has_pending_tasks(), Some(false));
-        });
-        assert_balanced(&pool, &format!("{policy}"));
-    }
+    within(
+        LIMIT,
+        "pending_tasks_sees_spawns_on_a_single_worker",
+        || {
+            for policy in policies() {
+                let pool = pool_of(policy, 1);
+                pool.scope(|s| {
+                    assert_eq!(hypersteal::current_thread_has_pending_tasks(), Some(false));
+                    assert_eq!(pool.current_thread_has_pending_tasks(), Some(false));
+                    s.spawn(|_| ());
+                    s.spawn(|_| ());
+                    // One worker: nobody else can take them.
+                    assert_eq!(hypersteal::current_thread_has_pending_tasks(), Some(true));
+                    assert_eq!(pool.current_thread_has_pending_tasks(), Some(true));
+                    assert_eq!(hypersteal::yield_local(), Some(Yield::Executed));
+                    assert_eq!(hypersteal::current_thread_has_pending_tasks(), Some(true));
+                    assert_eq!(hypersteal::yield_local(), Some(Yield::Executed));
+                    assert_eq!(hypersteal::current_thread_has_pending_tasks(), Some(false));
+                });
+                assert_balanced(&pool, &format!("{policy}"));
+            }
+        },
+    );
 }
 
 #[test]
 fn pending_tasks_sees_a_joins_exposed_half() {
-    // With more than one worker, a `join` made outside any other task's frame puts `b` on the
-    // private stack; unless a thief took it already, `a` sees it pending. Either answer is
-    // allowed, but a worker always answers, and after the join nothing of it is left.
-    for (policy, workers) in shapes() {
-        let pool = pool_of(policy, workers);
-        let seen = pool.install(|| {
-            let (seen, ()) = hypersteal::join(hypersteal::current_thread_has_pending_tasks, || ());
-            assert_eq!(hypersteal::current_thread_has_pending_tasks(), Some(false));
-            seen
-        });
-        assert!(seen.is_some(), "{policy}, {workers}");
-        if workers == 1 {
-            // A pool of one runs both halves in place: no task was made.
-            assert_eq!(seen, Some(false));
+    within(LIMIT, "pending_tasks_sees_a_joins_exposed_half", || {
+        // With more than one worker, a `join` made outside any other task's frame puts `b` on the
+        // private stack; unless a thief took it already, `a` sees it pending. Either answer is
+        // allowed, but a worker always answers, and after the join nothing of it is left.
+        for (policy, workers) in shapes() {
+            let pool = pool_of(policy, workers);
+            let seen = pool.install(|| {
+                let (seen, ()) =
+                    hypersteal::join(hypersteal::current_thread_has_pending_tasks, || ());
+                assert_eq!(hypersteal::current_thread_has_pending_tasks(), Some(false));
+                seen
+            });
+            assert!(seen.is_some(), "{policy}, {workers}");
+            if workers == 1 {
+                // A pool of one runs both halves in place: no task was made.
+                assert_eq!(seen, Some(false));
+            }
+            assert_balanced(&pool, &format!("{policy}, {workers}"));
         }
-        assert_balanced(&pool, &format!("{policy}, {workers}"));
-    }
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,41 +160,53 @@ fn pending_tasks_sees_a_joins_exposed_half() {
 
 #[test]
 fn yields_are_none_off_a_worker_and_in_other_pools() {
-    assert_eq!(hypersteal::yield_now(), None);
-    assert_eq!(hypersteal::yield_local(), None);
-    let a = pool_of(Policy::default(), 2);
-    let b = pool_of(Policy::default(), 1);
-    assert_eq!(a.yield_now(), None);
-    assert_eq!(a.yield_local(), None);
-    b.install(|| {
-        assert_eq!(a.yield_now(), None);
-        assert_eq!(a.yield_local(), None);
-        assert_eq!(b.yield_local(), Some(Yield::Idle));
-        assert_eq!(b.yield_now(), Some(Yield::Idle));
-    });
+    within(
+        LIMIT,
+        "yields_are_none_off_a_worker_and_in_other_pools",
+        || {
+            assert_eq!(hypersteal::yield_now(), None);
+            assert_eq!(hypersteal::yield_local(), None);
+            let a = pool_of(Policy::default(), 2);
+            let b = pool_of(Policy::default(), 1);
+            assert_eq!(a.yield_now(), None);
+            assert_eq!(a.yield_local(), None);
+            b.install(|| {
+                assert_eq!(a.yield_now(), None);
+                assert_eq!(a.yield_local(), None);
+                assert_eq!(b.yield_local(), Some(Yield::Idle));
+                assert_eq!(b.yield_now(), Some(Yield::Idle));
+            });
+        },
+    );
 }
 
 #[test]
 fn yield_local_runs_every_local_task_once_on_one_worker() {
-    for policy in policies() {
-        let pool = pool_of(policy, 1);
-        let runs = counters(20);
-        let executed = pool.scope(|s| {
-            for r in &runs {
-                s.spawn(move |_| {
-                    r.fetch_add(1, Ordering::SeqCst);
+    within(
+        LIMIT,
+        "yield_local_runs_every_local_task_once_on_one_worker",
+        || {
+            for policy in policies() {
+                let pool = pool_of(policy, 1);
+                let runs = counters(20);
+                let executed = pool.scope(|s| {
+                    for r in &runs {
+                        s.spawn(move |_| {
+                            r.fetch_add(1, Ordering::SeqCst);
+                        });
+                    }
+                    let mut executed = 0;
+                    while pool.yield_local() == Some(Yield::Executed) {
+                        executed += 1;
+                    }
+                    executed
                 });
+                assert_eq!(executed, runs.len(), "{policy}: yields that ran a task");
+                assert_each_ran_once(&runs, &format!("{policy}"));
+                assert_balanced(&pool, &format!("{policy}"));
             }
-            let mut executed = 0;
-            while pool.yield_local() == Some(Yield::Executed) {
-                executed += 1;
-            }
-            executed
-        });
-        assert_eq!(executed, runs.len(), "{policy}: yields that ran a task");
-        assert_each_ran_once(&runs, &format!("{policy}"));
-        assert_balanced(&pool, &format!("{policy}"));
-    }
+        },
+    );
 }
 
 #[test]
@@ -423,10 +453,7 @@ fn in_place_scope_of_one_pool_on_a_worker_of_another() {
             assert_balanced(&pa, &what);
             assert_balanced(&pb, &what);
         });
-        for pool in [a, b] {
-            let pool = Arc::try_unwrap(pool).expect("the only handle");
-            within(LIMIT, "shutdown", move || pool.shutdown());
-        }
+        shut_down([a, b], "shutdown");
     }
 }
 
@@ -802,31 +829,37 @@ fn fifo_tree<'s>(
 
 #[test]
 fn scope_fifo_on_one_worker_runs_tasks_in_spawn_order() {
-    for policy in policies() {
-        let pool = pool_of(policy, 1);
-        let order = std::sync::Mutex::new(Vec::new());
-        pool.scope_fifo(|s| {
-            for i in 0..50 {
-                let order = &order;
-                s.spawn_fifo(move |s| {
-                    order.lock().unwrap().push(i);
-                    s.spawn_fifo(move |_| order.lock().unwrap().push(100 + i));
+    within(
+        LIMIT,
+        "scope_fifo_on_one_worker_runs_tasks_in_spawn_order",
+        || {
+            for policy in policies() {
+                let pool = pool_of(policy, 1);
+                let order = std::sync::Mutex::new(Vec::new());
+                pool.scope_fifo(|s| {
+                    for i in 0..50 {
+                        let order = &order;
+                        s.spawn_fifo(move |s| {
+                            order.lock().unwrap().push(i);
+                            s.spawn_fifo(move |_| order.lock().unwrap().push(100 + i));
+                        });
+                    }
                 });
+                let expected: Vec<i32> = (0..50).chain(100..150).collect();
+                assert_eq!(order.into_inner().unwrap(), expected, "{policy}");
+                // The plain scope, for contrast, runs its own spawns newest first.
+                let order = std::sync::Mutex::new(Vec::new());
+                pool.scope(|s| {
+                    for i in 0..5 {
+                        let order = &order;
+                        s.spawn(move |_| order.lock().unwrap().push(i));
+                    }
+                });
+                assert_eq!(order.into_inner().unwrap(), [4, 3, 2, 1, 0], "{policy}");
+                assert_balanced(&pool, &format!("{policy}"));
             }
-        });
-        let expected: Vec<i32> = (0..50).chain(100..150).collect();
-        assert_eq!(order.into_inner().unwrap(), expected, "{policy}");
-        // The plain scope, for contrast, runs its own spawns newest first.
-        let order = std::sync::Mutex::new(Vec::new());
-        pool.scope(|s| {
-            for i in 0..5 {
-                let order = &order;
-                s.spawn(move |_| order.lock().unwrap().push(i));
-            }
-        });
-        assert_eq!(order.into_inner().unwrap(), [4, 3, 2, 1, 0], "{policy}");
-        assert_balanced(&pool, &format!("{policy}"));
-    }
+        },
+    );
 }
 
 #[test]
@@ -922,10 +955,7 @@ fn in_place_scope_fifo_runs_every_task_once_in_order_per_worker() {
             }
             assert_balanced(&o, &what);
         });
-        for pool in [pool, other] {
-            let pool = Arc::try_unwrap(pool).expect("the only handle");
-            within(LIMIT, "shutdown", move || pool.shutdown());
-        }
+        shut_down([pool, other], "shutdown");
     }
 }
 

@@ -107,11 +107,7 @@ impl WorkerThread {
     /// Receiver-initiated waiting (module docs).
     fn wait_stealing<L: Probe>(&self, latch: &L) {
         while !latch.probe() {
-            if let Some(job) = self
-                .pop_own()
-                .or_else(|| self.take_injected())
-                .or_else(|| self.take_broadcast())
-            {
+            if let Some(job) = self.pop_own().or_else(|| self.take_outside()) {
                 self.execute(job);
                 continue;
             }
@@ -127,11 +123,7 @@ impl WorkerThread {
             if latch.probe() {
                 return Found::LatchSet;
             }
-            if let Some(job) = self
-                .pop_own()
-                .or_else(|| self.take_injected())
-                .or_else(|| self.take_broadcast())
-            {
+            if let Some(job) = self.pop_own().or_else(|| self.take_outside()) {
                 return Found::Job(job);
             }
             match self.acquire_round() {
@@ -161,8 +153,7 @@ impl WorkerThread {
             if let Some(job) = self
                 .take_placed()
                 .or_else(|| self.pop_own())
-                .or_else(|| self.take_injected())
-                .or_else(|| self.take_broadcast())
+                .or_else(|| self.take_outside())
             {
                 self.execute(job);
                 continue;
@@ -181,7 +172,7 @@ impl WorkerThread {
             if reclaim.is_some_and(|r| r.reclaim(self)) {
                 continue;
             }
-            if let Some(job) = self.take_injected().or_else(|| self.take_broadcast()) {
+            if let Some(job) = self.take_outside() {
                 self.execute(job);
                 continue;
             }
@@ -215,10 +206,7 @@ impl WorkerThread {
             } else {
                 self.take_placed().or_else(|| self.pop_own())
             };
-            if let Some(job) = own
-                .or_else(|| self.take_injected())
-                .or_else(|| self.take_broadcast())
-            {
+            if let Some(job) = own.or_else(|| self.take_outside()) {
                 return Found::Job(job);
             }
             rounds += 1;
@@ -295,7 +283,7 @@ impl WorkerThread {
     }
 
     /// A task from outside the pool.
-    pub(super) fn take_injected(&self) -> Option<JobRef> {
+    fn take_injected(&self) -> Option<JobRef> {
         let job = steal_retrying(|| self.registry.injector.steal())?;
         // SB: a worker that obtains work is a donor (this is how the root's holder joins).
         let env = self.env();
@@ -303,11 +291,13 @@ impl WorkerThread {
         Some(job)
     }
 
-    /// A broadcast job for this worker (`broadcast.rs`). Every waiter takes them, the deep
-    /// waiter included: a broadcast waits for every worker, so one that ignored them could
-    /// block the broadcaster, and through it a task the waiter waits for.
-    pub(super) fn take_broadcast(&self) -> Option<JobRef> {
-        steal_retrying(|| self.registry.workers[self.index].broadcasts.steal())
+    /// Work every waiter takes, the deep waiter included: a job from outside the pool, or a
+    /// broadcast job for this worker (`broadcast.rs`). A broadcast waits for every worker, so a
+    /// waiter that ignored it could block the broadcaster, and through it a task the waiter
+    /// waits for.
+    pub(super) fn take_outside(&self) -> Option<JobRef> {
+        self.take_injected()
+            .or_else(|| steal_retrying(|| self.registry.workers[self.index].broadcasts.steal()))
     }
 
     /// A task placed in the own inbox that stays here (sender-initiated policies).

@@ -32,13 +32,13 @@ impl WorkerThread {
     }
 
     /// Runs one task from anywhere this worker may take one without help: its own tasks
-    /// first, then its inbox (tasks placed here), the injector, and the public deques of the
-    /// workers its policy reaches.
+    /// first, then its inbox (tasks placed here), the injector and its broadcast queue, and the
+    /// public deques of the workers its policy reaches.
     pub(crate) fn yield_now(&self) -> Yielded {
         let job = self
             .pop_own()
             .or_else(|| self.take_placed())
-            .or_else(|| self.take_injected())
+            .or_else(|| self.take_outside())
             .or_else(|| self.steal_public());
         self.run_one(job)
     }
