@@ -91,6 +91,9 @@ impl Registry {
         let n = config.num_threads;
         let graph = config.topology.try_graph(n).map_err(BuildError::Topology)?;
         let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
+        // Under a receiver-initiated policy, every worker of a pool of two or more starts idle
+        // (`src/worker/README.md`, "Going idle"): its request cell blocked and counted in `idle`.
+        let stealing = n > 1 && !config.policy.is_sender_initiated();
         let workers = deques
             .iter()
             .map(|d| WorkerInfo {
@@ -98,7 +101,7 @@ impl Registry {
                 inbox: Injector::new(),
                 broadcasts: Injector::new(),
                 stats: Arc::new(CachePadded::new(Counters::default())),
-                exchange: Exchange::new(),
+                exchange: Exchange::new(stealing),
             })
             .collect();
         let cores = Cores::take(n, config.pin);
@@ -111,7 +114,7 @@ impl Registry {
             graph,
             multi: n > 1,
             placing: n > 1 && config.policy.is_sender_initiated(),
-            idle: CachePadded::new(AtomicUsize::new(0)),
+            idle: CachePadded::new(AtomicUsize::new(if stealing { n } else { 0 })),
             heartbeat_ns: config.heartbeat.as_nanos().min(u64::MAX as u128) as u64,
             lanes: Lanes::new(n),
             outstanding: AtomicUsize::new(0),

@@ -47,3 +47,42 @@ fn a_call_from_outside_the_pool_migrates_a() {
     .unwrap_err();
     assert_eq!(err.downcast_ref::<&str>(), Some(&"a"));
 }
+
+/// A `join` whose `a` waits (on a barrier) until `b` runs elsewhere completes when the other
+/// workers are idle: in a pool that was just built (its workers may not have started yet) and
+/// in one whose workers went back to sleep. Under the receiver-initiated policies an idle
+/// worker counts from the start, so the join sees the demand and publishes its `b` at once
+/// (`src/worker/README.md`, "Promotion").
+#[test]
+fn a_join_whose_a_waits_for_b_completes_while_others_are_idle() {
+    for policy in Policy::all()
+        .into_iter()
+        .filter(|p| !p.is_sender_initiated())
+    {
+        for workers in [2, 3, 4] {
+            let what = format!("{policy}, {workers} workers");
+            within(Duration::from_secs(60), &what.clone(), move || {
+                let pool = pool(policy, Topology::Hypercube, workers);
+                for round in 0..3 {
+                    let barrier = std::sync::Barrier::new(2);
+                    let (a, b) = pool.install(|| {
+                        hypersteal::join_context(
+                            |ctx| {
+                                barrier.wait();
+                                ctx.migrated()
+                            },
+                            |ctx| {
+                                barrier.wait();
+                                ctx.migrated()
+                            },
+                        )
+                    });
+                    assert_eq!((a, b), (false, true), "{what}, round {round}");
+                    // Let the other workers go back to sleep before the next round.
+                    thread::sleep(Duration::from_millis(20));
+                }
+                assert_balanced(&pool, &what);
+            });
+        }
+    }
+}

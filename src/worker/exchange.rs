@@ -56,9 +56,13 @@ pub(crate) struct Exchange {
 unsafe impl Sync for Exchange {}
 
 impl Exchange {
-    pub(crate) fn new() -> Self {
+    /// A worker's cells. `blocked`: the worker starts idle (its cell `BLOCKED`, counted in the
+    /// pool's `idle`), as every worker of a receiver-initiated pool of two or more does: a
+    /// worker that has not started yet is not busy, and a `join` made before it gets to its
+    /// first search must see the demand (README, "Promotion").
+    pub(crate) fn new(blocked: bool) -> Self {
         Exchange {
-            request: CachePadded::new(AtomicUsize::new(NO_REQUEST)),
+            request: CachePadded::new(AtomicUsize::new(if blocked { BLOCKED } else { NO_REQUEST })),
             state: CachePadded::new(AtomicU32::new(WAITING)),
             slot: UnsafeCell::new(None),
             load: CachePadded::new(AtomicUsize::new(0)),

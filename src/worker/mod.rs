@@ -133,6 +133,10 @@ pub(crate) struct WorkerThread {
     /// Time spent running tasks taken back ([`WorkerThread::reclaim`]), ns: a waiter takes
     /// them back during its idle stretch, which must not count that time as idle.
     reclaimed_ns: Cell<u64>,
+    /// Receiver-initiated: the worker is still in the idle state it started in (its request
+    /// cell `BLOCKED` and counted in `idle`, `Exchange::new`) and has not yet been busy. Its
+    /// first idle stretch takes that state over instead of blocking again.
+    starts_blocked: Cell<bool>,
 }
 
 pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
@@ -176,6 +180,7 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
         registry,
         depth: Cell::new(0),
         reclaimed_ns: Cell::new(0),
+        starts_blocked: Cell::new(mode == Mode::Stealing),
     };
     WORKER_THREAD.with(|t| t.set(&worker));
     SOLO.with(|s| s.set(mode == Mode::Solo));

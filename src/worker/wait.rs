@@ -107,9 +107,13 @@ impl WorkerThread {
     /// Receiver-initiated waiting (module docs).
     fn wait_stealing<L: Probe>(&self, latch: &L) {
         while !latch.probe() {
-            if let Some(job) = self.pop_own().or_else(|| self.take_outside()) {
-                self.execute(job);
-                continue;
+            // A worker that starts idle takes its first job inside an idle stretch, which ends
+            // by counting it busy; taking one here would run it while others count it idle.
+            if !self.starts_blocked.get() {
+                if let Some(job) = self.pop_own().or_else(|| self.take_outside()) {
+                    self.execute(job);
+                    continue;
+                }
             }
             if self.idle_stretch(|| self.search_stealing(latch)) {
                 return;
@@ -252,7 +256,8 @@ impl WorkerThread {
             .store(since + 1, Ordering::Relaxed);
         self.machine.borrow_mut().idle(&self.env());
         let stealing = self.mode == Mode::Stealing;
-        if stealing {
+        // A worker still in the idle state it started in is blocked and counted already.
+        if stealing && !self.starts_blocked.replace(false) {
             self.block_requests();
         }
         let found = search();
