@@ -53,6 +53,8 @@
 
 mod broadcast;
 mod builder;
+#[cfg(doctest)]
+mod compile_fail;
 mod fifo;
 pub mod iter;
 mod job;
