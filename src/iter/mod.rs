@@ -53,8 +53,10 @@ mod range;
 mod report;
 mod schedule;
 mod slice;
+mod sources;
 mod try_ops;
 mod tuning;
+mod tuples;
 mod vec;
 mod with;
 mod zip;
@@ -74,8 +76,15 @@ pub use range::RangeIter;
 pub use report::{LoopReport, WorkerFinish};
 pub use schedule::{ParseScheduleError, Schedule};
 pub use slice::{Iter, IterMut};
+#[allow(deprecated)]
+pub use sources::repeatn;
+pub use sources::{
+    empty, once, repeat, repeat_n, split, walk_tree, walk_tree_postfix, walk_tree_prefix, Empty,
+    Once, Repeat, RepeatN, Split, WalkTree,
+};
 pub use try_ops::{Try, TryFold, TryFoldWith};
 pub use tuning::{MaxLen, MinLen, WithSchedule};
+pub use tuples::MultiZip;
 pub use vec::IntoIter;
 pub use with::{FoldWith, MapInit, MapWith};
 pub use zip::Zip;

@@ -1,0 +1,153 @@
+//! Tuples: collecting and extending pairs side by side (`(Vec<A>, Vec<B>)` from pairs or from
+//! [`Either`]s), and [`MultiZip`], tuples of indexed iterators walked in lockstep.
+
+use crate::iter::plumbing::{Consumer, ProducerCallback};
+use crate::iter::{
+    FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, Map, ParallelExtend,
+    ParallelIterator, Zip,
+};
+use either::Either;
+
+/// Pairs collect into two collections side by side, as [`ParallelIterator::unzip`] does.
+///
+/// ```
+/// use hypersteal::prelude::*;
+/// let (evens, odds): (Vec<u32>, Vec<u32>) = (0..4u32).into_par_iter().map(|i| (2 * i, 2 * i + 1)).collect();
+/// assert_eq!((evens, odds), (vec![0, 2, 4, 6], vec![1, 3, 5, 7]));
+/// ```
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Default + Send + ParallelExtend<A>,
+    FromB: Default + Send + ParallelExtend<B>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().unzip()
+    }
+}
+
+/// `Either`s collect into two collections, lefts and rights, as
+/// [`ParallelIterator::partition_map`] sorts them.
+impl<L, R, A, B> FromParallelIterator<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Default + Send + ParallelExtend<L>,
+    B: Default + Send + ParallelExtend<R>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = Either<L, R>>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().partition_map(|e| e)
+    }
+}
+
+/// Extends two collections side by side with the halves of each pair, in order.
+impl<A, B, ExtA, ExtB> ParallelExtend<(A, B)> for (ExtA, ExtB)
+where
+    A: Send,
+    B: Send,
+    ExtA: ParallelExtend<A>,
+    ExtB: ParallelExtend<B>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
+        let (a, b): (Vec<A>, Vec<B>) = par_iter.into_par_iter().unzip();
+        self.0.par_extend(a);
+        self.1.par_extend(b);
+    }
+}
+
+/// Extends two collections with the lefts and the rights, in order.
+impl<L, R, ExtA, ExtB> ParallelExtend<Either<L, R>> for (ExtA, ExtB)
+where
+    L: Send,
+    R: Send,
+    ExtA: ParallelExtend<L>,
+    ExtB: ParallelExtend<R>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = Either<L, R>>>(&mut self, par_iter: I) {
+        let (l, r): (Vec<L>, Vec<R>) = par_iter.into_par_iter().partition_map(|e| e);
+        self.0.par_extend(l);
+        self.1.par_extend(r);
+    }
+}
+
+/// Indexed parallel iterators walked in lockstep, from a tuple's `into_par_iter()` (or
+/// [`MultiZip`] built by hand): the items are tuples of the parts' items, as many as the
+/// shortest part has. A tuple of two to six parts works.
+///
+/// ```
+/// use hypersteal::prelude::*;
+/// let a = [1u32, 2, 3];
+/// let b = vec![10u32, 20, 30, 40];
+/// let sums: Vec<u32> = (&a, &b, 0..3u32).into_par_iter().map(|(x, y, i)| x + y + i).collect();
+/// assert_eq!(sums, [11, 23, 35]);
+/// ```
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct MultiZip<T> {
+    tuple: T,
+}
+
+macro_rules! multizip {
+    ($(($($T:ident $t:ident),+) => $nested:ty, $pat:pat, [$first:ident $(. $rest:ident)*];)*) => {$(
+        impl<$($T,)+> IntoParallelIterator for ($($T,)+)
+        where
+            $($T: IntoParallelIterator, $T::Iter: IndexedParallelIterator,)+
+        {
+            type Iter = MultiZip<($($T::Iter,)+)>;
+            type Item = ($($T::Item,)+);
+
+            fn into_par_iter(self) -> Self::Iter {
+                let ($($t,)+) = self;
+                MultiZip { tuple: ($($t.into_par_iter(),)+) }
+            }
+        }
+
+        impl<$($T,)+> MultiZip<($($T,)+)>
+        where
+            $($T: IndexedParallelIterator,)+
+        {
+            /// The parts zipped pairwise, their nested items flattened into one tuple.
+            #[allow(clippy::type_complexity)]
+            fn nested(self) -> Map<$nested, fn(<$nested as ParallelIterator>::Item) -> ($($T::Item,)+)> {
+                let ($($t,)+) = self.tuple;
+                let flatten: fn(<$nested as ParallelIterator>::Item) -> ($($T::Item,)+) =
+                    |$pat| ($($t,)+);
+                $first$(.zip($rest))*.map(flatten)
+            }
+        }
+
+        impl<$($T,)+> ParallelIterator for MultiZip<($($T,)+)>
+        where
+            $($T: IndexedParallelIterator,)+
+        {
+            type Item = ($($T::Item,)+);
+
+            fn drive<CONS: Consumer<Self::Item>>(self, consumer: CONS) -> CONS::Result {
+                self.nested().drive(consumer)
+            }
+        }
+
+        impl<$($T,)+> IndexedParallelIterator for MultiZip<($($T,)+)>
+        where
+            $($T: IndexedParallelIterator,)+
+        {
+            fn len(&self) -> usize {
+                let ($($t,)+) = &self.tuple;
+                [$($t.len(),)+].into_iter().min().unwrap_or(0)
+            }
+
+            fn with_producer<CALLBACK: ProducerCallback<Self::Item>>(self, callback: CALLBACK) -> CALLBACK::Output {
+                self.nested().with_producer(callback)
+            }
+        }
+    )*};
+}
+
+multizip! {
+    (A a, B b) => Zip<A, B>, (a, b), [a.b];
+    (A a, B b, C c) => Zip<Zip<A, B>, C>, ((a, b), c), [a.b.c];
+    (A a, B b, C c, D d) => Zip<Zip<Zip<A, B>, C>, D>, (((a, b), c), d), [a.b.c.d];
+    (A a, B b, C c, D d, E e) => Zip<Zip<Zip<Zip<A, B>, C>, D>, E>, ((((a, b), c), d), e), [a.b.c.d.e];
+    (A a, B b, C c, D d, E e, F f) => Zip<Zip<Zip<Zip<Zip<A, B>, C>, D>, E>, F>, (((((a, b), c), d), e), f), [a.b.c.d.e.f];
+}

@@ -1,0 +1,226 @@
+//! The sources that are not collections (`empty`, `once`, `repeat`, `repeat_n`, `split`, the
+//! tree walks), tuples of iterators (`MultiZip`) and collecting into pairs give the sequential
+//! answer under several policies and pool sizes.
+
+mod common;
+
+use common::within;
+use hypersteal::iter::{self, Either};
+use hypersteal::prelude::*;
+use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Runs `check` in a pool of every (policy, size) shape, under a watchdog.
+fn in_every_pool(what: &'static str, check: fn(&ThreadPool, &str)) {
+    within(LIMIT, what, move || {
+        for name in ["rp", "grr-m", "acwn", "random-alloc"] {
+            let policy: Policy = name.parse().unwrap();
+            for n in [1, 2, 4] {
+                let pool = ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .policy(policy)
+                    .pin_threads(false)
+                    .build()
+                    .unwrap();
+                check(&pool, &format!("{what}: {name} x{n}"));
+            }
+        }
+    })
+}
+
+#[test]
+fn empty_and_once() {
+    in_every_pool("empty_and_once", |pool, what| {
+        pool.install(|| {
+            let none: Vec<u32> = iter::empty().collect();
+            assert!(none.is_empty(), "{what}");
+            assert_eq!(iter::empty::<u32>().len(), 0, "{what}");
+            assert_eq!(iter::empty::<u32>().sum::<u32>(), 0, "{what}");
+            let one: Vec<u32> = iter::once(7).collect();
+            assert_eq!(one, [7], "{what}");
+            let v: Vec<u32> = iter::once(1)
+                .chain(iter::empty())
+                .chain((2..5u32).into_par_iter())
+                .chain(iter::once(5))
+                .rev()
+                .collect();
+            assert_eq!(v, [5, 4, 3, 2, 1], "{what}");
+            let pairs: Vec<(u32, usize)> = iter::once(3).zip(iter::once(4usize)).collect();
+            assert_eq!(pairs, [(3, 4)], "{what}");
+        });
+    });
+}
+
+#[test]
+fn repeat_n_and_repeat() {
+    in_every_pool("repeat_n_and_repeat", |pool, what| {
+        pool.install(|| {
+            for n in [0, 1, 2, 37, 100_000] {
+                let v: Vec<String> = iter::repeat_n(String::from("ab"), n).collect();
+                assert_eq!(v, vec![String::from("ab"); n], "{what}, n = {n}");
+                assert_eq!(iter::repeat_n(1u64, n).sum::<u64>(), n as u64, "{what}");
+                let taken: Vec<u8> = iter::repeat(3u8).take(n).collect();
+                assert_eq!(taken, vec![3u8; n], "{what}");
+            }
+            let zipped: Vec<(char, u32)> = iter::repeat('z').zip(0..5u32).collect();
+            let want: Vec<(char, u32)> = (0..5).map(|i| ('z', i)).collect();
+            assert_eq!(zipped, want, "{what}");
+            // An unbounded repeat stops as soon as the consumer has its answer.
+            assert!(iter::repeat(9u8).any(|x| x == 9), "{what}");
+            let seen = AtomicUsize::new(0);
+            let found = iter::repeat(2u32)
+                .map(|x| {
+                    seen.fetch_add(1, Ordering::Relaxed);
+                    x
+                })
+                .find_any(|&x| x == 2);
+            assert_eq!(found, Some(2), "{what}");
+            assert!(seen.into_inner() >= 1, "{what}");
+        });
+    });
+}
+
+/// Cuts a range in halves down to pieces of at most `leaf` numbers.
+fn halves(
+    leaf: u32,
+) -> impl Fn(std::ops::Range<u32>) -> (std::ops::Range<u32>, Option<std::ops::Range<u32>>) + Sync + Send
+{
+    move |r| {
+        if r.end - r.start <= leaf {
+            (r, None)
+        } else {
+            let mid = r.start + (r.end - r.start) / 2;
+            (r.start..mid, Some(mid..r.end))
+        }
+    }
+}
+
+#[test]
+fn split_cuts_until_the_splitter_declines_and_keeps_order() {
+    in_every_pool("split", |pool, what| {
+        pool.install(|| {
+            for (end, leaf) in [(0u32, 4u32), (1, 4), (1000, 7), (100_000, 64)] {
+                let pieces: Vec<std::ops::Range<u32>> = iter::split(0..end, halves(leaf)).collect();
+                assert!(pieces.iter().all(|p| p.end - p.start <= leaf), "{what}");
+                let flat: Vec<u32> = pieces.into_iter().flatten().collect();
+                let want: Vec<u32> = (0..end).collect();
+                assert_eq!(flat, want, "{what}, 0..{end} by {leaf}");
+                let sum: u64 = iter::split(0..end, halves(leaf))
+                    .map(|r| r.map(u64::from).sum::<u64>())
+                    .sum();
+                assert_eq!(sum, (0..end).map(u64::from).sum::<u64>(), "{what}");
+            }
+        });
+    });
+}
+
+/// The children of node `n` in a tree of `size` nodes where node `n` has children `3n + 1`,
+/// `3n + 2` and `3n + 3`.
+fn ternary(size: u32) -> impl Fn(&u32) -> Vec<u32> + Sync + Send {
+    move |&n| (1..=3).map(|k| 3 * n + k).filter(|&c| c < size).collect()
+}
+
+fn prefix(n: u32, size: u32, out: &mut Vec<u32>) {
+    out.push(n);
+    for c in ternary(size)(&n) {
+        prefix(c, size, out);
+    }
+}
+
+fn postfix(n: u32, size: u32, out: &mut Vec<u32>) {
+    for c in ternary(size)(&n) {
+        postfix(c, size, out);
+    }
+    out.push(n);
+}
+
+#[test]
+fn tree_walks_visit_every_node_once_in_their_order() {
+    in_every_pool("walk_tree", |pool, what| {
+        pool.install(|| {
+            for size in [1u32, 2, 40, 30_000] {
+                let (mut pre, mut post) = (Vec::new(), Vec::new());
+                prefix(0, size, &mut pre);
+                postfix(0, size, &mut post);
+                let got: Vec<u32> = iter::walk_tree_prefix(0u32, ternary(size)).collect();
+                assert_eq!(got, pre, "{what}, prefix of {size}");
+                let got: Vec<u32> = iter::walk_tree_postfix(0u32, ternary(size)).collect();
+                assert_eq!(got, post, "{what}, postfix of {size}");
+                let mut any: Vec<u32> = iter::walk_tree(0u32, ternary(size)).collect();
+                any.sort_unstable();
+                assert_eq!(
+                    any,
+                    (0..size).collect::<Vec<_>>(),
+                    "{what}, walk_tree of {size}"
+                );
+            }
+        });
+    });
+}
+
+#[test]
+fn tuples_zip_in_lockstep_to_the_shortest_part() {
+    in_every_pool("multizip", |pool, what| {
+        pool.install(|| {
+            for n in [0usize, 1, 37, 100_000] {
+                let a: Vec<u64> = (0..n as u64).collect();
+                let b: Vec<u64> = (0..n as u64).map(|x| x * 10).collect();
+                let two: Vec<(u64, u64)> = (a.clone(), b.clone()).into_par_iter().collect();
+                assert_eq!(
+                    two,
+                    a.iter().copied().zip(b.iter().copied()).collect::<Vec<_>>(),
+                    "{what}"
+                );
+                let three: u64 = (&a, &b, 0..n as u64 + 5)
+                    .into_par_iter()
+                    .map(|(x, y, z)| x + y + z)
+                    .sum();
+                assert_eq!(three, a.iter().map(|x| 12 * x).sum::<u64>(), "{what}");
+                let six = (&a, &a, &a, &a, &a, 0..n / 2).into_par_iter();
+                assert_eq!(six.len(), n / 2, "{what}");
+                let last: Vec<usize> = (&a, &a, &a, &a, &a, 0..n / 2)
+                    .into_par_iter()
+                    .rev()
+                    .map(|t| t.5)
+                    .collect();
+                assert_eq!(last, (0..n / 2).rev().collect::<Vec<_>>(), "{what}");
+            }
+        });
+    });
+}
+
+#[test]
+fn pairs_and_eithers_collect_and_extend_side_by_side() {
+    in_every_pool("tuple collect", |pool, what| {
+        pool.install(|| {
+            let (small, big): (Vec<u32>, Vec<u64>) = (0..1000u32)
+                .into_par_iter()
+                .map(|i| (i, u64::from(i) * 3))
+                .collect();
+            assert_eq!(small, (0..1000).collect::<Vec<_>>(), "{what}");
+            assert_eq!(
+                big,
+                (0..1000).map(|i| i * 3).collect::<Vec<u64>>(),
+                "{what}"
+            );
+            let (evens, odds): (Vec<u32>, Vec<u32>) = (0..1000u32)
+                .into_par_iter()
+                .map(|i| {
+                    if i % 2 == 0 {
+                        Either::Left(i)
+                    } else {
+                        Either::Right(i)
+                    }
+                })
+                .collect();
+            assert_eq!(evens, (0..1000).step_by(2).collect::<Vec<_>>(), "{what}");
+            assert_eq!(odds, (1..1000).step_by(2).collect::<Vec<_>>(), "{what}");
+            let mut both = (vec![1u32], vec![2u32]);
+            both.par_extend((0..3u32).into_par_iter().map(|i| (i, i + 10)));
+            assert_eq!(both, (vec![1, 0, 1, 2], vec![2, 10, 11, 12]), "{what}");
+        });
+    });
+}
