@@ -22,6 +22,7 @@ pub(crate) struct Counters {
     pub(crate) reclaimed: AtomicU64,
     pub(crate) promoted: AtomicU64,
     pub(crate) withdrawn: AtomicU64,
+    pub(crate) starved: AtomicU64,
     pub(crate) max_hops: AtomicU64,
     pub(crate) idle_ns: AtomicU64,
     /// Start of the current idle stretch in ns since the pool started, plus one (0: busy), so a
@@ -66,6 +67,7 @@ impl Counters {
             reclaimed: get(&self.reclaimed),
             promoted: get(&self.promoted),
             withdrawn: get(&self.withdrawn),
+            starved: get(&self.starved),
             max_hops: get(&self.max_hops),
             idle: Duration::from_nanos(idle_ns + ongoing),
             sleeps: get(&self.sleeps),
@@ -110,6 +112,10 @@ pub struct WorkerStats {
     /// Requests this worker withdrew because the victim did not answer in time (it was in a
     /// stretch of work without poll points). Counted in `requests`, not in `requests_ok`.
     pub withdrawn: u64,
+    /// Times this worker learnt that a thief had withdrawn a request to it and switched to
+    /// publishing its next tasks at once (receiver-initiated policies;
+    /// `src/worker/README.md`, "Starvation"). Those tasks count in `promoted`.
+    pub starved: u64,
     /// The largest hop count of a task this worker received or ran.
     pub max_hops: u64,
     /// Time spent without a task: searching for work and asleep.
@@ -146,6 +152,7 @@ impl WorkerStats {
             reclaimed: self.reclaimed - base.reclaimed,
             promoted: self.promoted - base.promoted,
             withdrawn: self.withdrawn - base.withdrawn,
+            starved: self.starved - base.starved,
             max_hops: self.max_hops,
             idle: self.idle.saturating_sub(base.idle),
             sleeps: self.sleeps - base.sleeps,
@@ -187,6 +194,7 @@ impl PoolStats {
                 reclaimed: acc.reclaimed + w.reclaimed,
                 promoted: acc.promoted + w.promoted,
                 withdrawn: acc.withdrawn + w.withdrawn,
+                starved: acc.starved + w.starved,
                 max_hops: acc.max_hops.max(w.max_hops),
                 idle: acc.idle + w.idle,
                 sleeps: acc.sleeps + w.sleeps,

@@ -11,7 +11,7 @@ use crate::job::JobRef;
 use crate::policy::machine::Answer as Decision;
 use crate::stats::bump;
 use crate::sync::deque::Steal;
-use crate::sync::{AtomicU32, AtomicUsize, Ordering, UnsafeCell};
+use crate::sync::{AtomicBool, AtomicU32, AtomicUsize, Ordering, UnsafeCell};
 use crossbeam_utils::CachePadded;
 
 /// The request cell holds no request: a thief may post one.
@@ -39,6 +39,11 @@ const ANSWER_SPINS: u32 = 64;
 #[cfg(loom)]
 const ANSWER_SPINS: u32 = 0;
 
+/// Tasks a worker publishes at once (as rayon publishes every task) after a thief starved
+/// waiting for its answer: its tasks are coarse enough that the cost of publishing does not
+/// matter, and a task hidden behind a long stretch without poll points leaves a worker idle.
+pub(super) const EAGER_PUSHES: u32 = 64;
+
 /// One worker's cells (in the registry, shared).
 pub(crate) struct Exchange {
     request: CachePadded<AtomicUsize>,
@@ -49,6 +54,11 @@ pub(crate) struct Exchange {
     /// The owner's count of its private tasks, for policies that read loads (relaxed: a reader
     /// may see a value one push or pop old).
     load: CachePadded<AtomicUsize>,
+    /// A thief withdrew a request to this worker: it waited [`ANSWER_POLLS`] polls without an
+    /// answer, so this worker runs long stretches without a poll point. A hint (Relaxed, lost
+    /// or repeated at no cost to correctness): at its next poll the owner publishes its next
+    /// [`EAGER_PUSHES`] tasks at once (README, "Starvation").
+    starved: CachePadded<AtomicBool>,
 }
 
 // SAFETY: `slot` is written only by the victim that claimed this worker's request and read only
@@ -66,6 +76,7 @@ impl Exchange {
             state: CachePadded::new(AtomicU32::new(WAITING)),
             slot: UnsafeCell::new(None),
             load: CachePadded::new(AtomicUsize::new(0)),
+            starved: CachePadded::new(AtomicBool::new(false)),
         }
     }
 
@@ -92,11 +103,26 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     pub(super) fn serve(&self) {
-        let r = self.exchange().request.load(Ordering::Relaxed);
+        let exchange = self.exchange();
+        let r = exchange.request.load(Ordering::Relaxed);
         if r < BLOCKED {
             self.answer(r);
         }
-        if self.demand() && !self.stack().is_empty() && self.deque.is_empty() {
+        // A starved thief is idle, so the demand signal brings this worker here at its next
+        // poll point; from now on its next tasks are public at once.
+        if exchange.starved.load(Ordering::Relaxed) {
+            exchange.starved.store(false, Ordering::Relaxed);
+            self.eager.set(EAGER_PUSHES);
+            bump(&self.counters().starved, 1);
+        }
+        if self.stack().is_empty() {
+            return;
+        }
+        let eager = self.eager.get();
+        if eager != 0 {
+            self.eager.set(eager - 1);
+            self.promote();
+        } else if self.demand() && self.deque.is_empty() {
             self.promote();
         }
     }
@@ -235,6 +261,10 @@ impl WorkerThread {
                 .is_ok()
             {
                 bump(&self.counters().withdrawn, 1);
+                registry.workers[victim]
+                    .exchange
+                    .starved
+                    .store(true, Ordering::Relaxed);
                 return Err(false);
             }
             crate::sync::yield_now();

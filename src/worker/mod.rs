@@ -137,6 +137,9 @@ pub(crate) struct WorkerThread {
     /// cell `BLOCKED` and counted in `idle`, `Exchange::new`) and has not yet been busy. Its
     /// first idle stretch takes that state over instead of blocking again.
     starts_blocked: Cell<bool>,
+    /// Receiver-initiated: tasks still to publish at once because a thief starved waiting for
+    /// this worker (`exchange::EAGER_PUSHES`).
+    eager: Cell<u32>,
 }
 
 pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
@@ -181,6 +184,7 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
         depth: Cell::new(0),
         reclaimed_ns: Cell::new(0),
         starts_blocked: Cell::new(mode == Mode::Stealing),
+        eager: Cell::new(0),
     };
     WORKER_THREAD.with(|t| t.set(&worker));
     SOLO.with(|s| s.set(mode == Mode::Solo));
@@ -318,7 +322,9 @@ impl WorkerThread {
         }
     }
 
-    /// Some worker is idle (receiver-initiated policies' demand signal).
+    /// Some worker is idle: under a receiver-initiated policy, searching or asleep; under a
+    /// sender-initiated one, asleep after lingering a heartbeat for work that did not come
+    /// (hungry, `README.md`, "Hunger"). The demand signal.
     #[inline(always)]
     fn demand(&self) -> bool {
         self.idle_count().load(Ordering::Relaxed) != 0
@@ -336,6 +342,7 @@ impl WorkerThread {
             }
             // Spawns and task starts come in bursts (a task spawning its children), which an
             // adaptive stride would read as a fine grain: they read the clock every time.
+            Mode::Placing if self.demand() => self.decide(),
             Mode::Placing => self.heartbeat(self.registry.now_ns()),
         }
     }
@@ -371,7 +378,11 @@ impl WorkerThread {
         // The task just pushed may be the one to give: a `join` whose `a` has no poll points
         // would otherwise hide it until `a` ends.
         match self.mode {
-            Mode::Stealing if self.demand() => self.serve(),
+            Mode::Stealing if self.demand() || self.eager.get() != 0 => self.serve(),
+            // A hungry worker sleeps until somebody sends it work: the task just pushed is
+            // decided at once rather than at the next heartbeat, which may come only after a
+            // long stretch without poll points.
+            Mode::Placing if self.demand() => self.decide(),
             Mode::Placing => self.tick_countdown(),
             _ => {}
         }

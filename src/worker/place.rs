@@ -58,6 +58,15 @@ impl WorkerThread {
             }
             self.credit.set(credit - period);
         }
+        self.decide();
+    }
+
+    /// The decisions of one heartbeat, without its credit: the allocating phase for the oldest
+    /// undecided task, then the standing phase. A task pushed while a worker is hungry
+    /// (`README.md`, "Hunger") comes here at once.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn decide(&self) {
         // The rule the simulator follows too (`policy::machine::allocating_beat` and
         // `standing_beat`): the allocating phase for the oldest task no decision has seen, then
         // the standing phase for the oldest waiting task. Decided tasks form a prefix of the

@@ -232,11 +232,20 @@ impl WorkerThread {
                 continue;
             }
             rounds = 0;
+            // A waiter that lingered in vain is hungry while it sleeps: busy workers then decide
+            // each task they push at once (README, "Hunger"). A deep waiter runs nobody else's
+            // work, so sending it some would not help.
+            if !deep {
+                self.idle_count().fetch_add(1, Ordering::Relaxed);
+            }
             // The re-check also asks whether a task joined the set the waiter may take back
             // (a scope task that spawned a sibling): its spawner notified us after adding it.
             let slept = self.registry.sleep.sleep(self.index, || {
                 latch.probe() || self.work_visible(deep) || reclaim.is_some_and(|r| r.may_reclaim())
             });
+            if !deep {
+                self.idle_count().fetch_sub(1, Ordering::Relaxed);
+            }
             if slept {
                 bump(&self.counters().sleeps, 1);
             }
