@@ -13,6 +13,16 @@ struct Slot {
     cond: Condvar,
 }
 
+/// Turns `sleepy` from `true` to `false`; returns whether this call did. A compare-exchange,
+/// not a swap: a swap that finds `false` (somebody else claimed first) would still write, and
+/// that write, unordered with the sleeper's next announcement, is the kind of store a model
+/// checker may order after it (README, "Claiming"). A failed compare-exchange writes nothing.
+fn claim(sleepy: &AtomicBool) -> bool {
+    sleepy
+        .compare_exchange(true, false, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok()
+}
+
 /// The sleep state of one pool.
 pub(crate) struct Sleep {
     /// Workers whose `sleepy` flag is set: lets publishers skip the scan when nobody sleeps.
@@ -57,7 +67,7 @@ impl Sleep {
         // work in `has_work` (README, "Why no wake-up is lost").
         fence(Ordering::SeqCst);
         if has_work() {
-            if slot.sleepy.swap(false, Ordering::SeqCst) {
+            if claim(&slot.sleepy) {
                 self.sleepers.fetch_sub(1, Ordering::SeqCst);
             } else {
                 // A waker claimed us meanwhile: consume its token so it cannot end a later sleep
@@ -82,7 +92,7 @@ impl Sleep {
     /// Wakes `w` if it is sleepy; returns whether this call claimed it.
     fn wake(&self, w: usize) -> bool {
         let slot = &self.slots[w];
-        if !slot.sleepy.load(Ordering::SeqCst) || !slot.sleepy.swap(false, Ordering::SeqCst) {
+        if !slot.sleepy.load(Ordering::SeqCst) || !claim(&slot.sleepy) {
             return false;
         }
         self.sleepers.fetch_sub(1, Ordering::SeqCst);

@@ -26,9 +26,23 @@ pub(crate) const CAUSALITY: &str = "Causality violation";
 /// Explores every interleaving of `f` up to the preemption bound (`LOOM_MAX_PREEMPTIONS`,
 /// default 2).
 pub(crate) fn model<F: Fn() + Sync + Send + 'static>(f: F) {
+    run_model(None, f);
+}
+
+/// [`model`] with at least `preemptions` preemptions, whatever `LOOM_MAX_PREEMPTIONS` says: for
+/// a model whose interesting interleavings need more than the default bound (its broken variant
+/// is found only there), and which stays affordable at that bound.
+pub(crate) fn model_preempting<F: Fn() + Sync + Send + 'static>(preemptions: usize, f: F) {
+    run_model(Some(preemptions), f);
+}
+
+fn run_model<F: Fn() + Sync + Send + 'static>(at_least: Option<usize>, f: F) {
     let mut builder = loom::model::Builder::new();
     if builder.preemption_bound.is_none() {
         builder.preemption_bound = Some(DEFAULT_PREEMPTIONS);
+    }
+    if let Some(bound) = at_least {
+        builder.preemption_bound = builder.preemption_bound.map(|b| b.max(bound));
     }
     let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = runs.clone();
