@@ -224,3 +224,74 @@ fn pairs_and_eithers_collect_and_extend_side_by_side() {
         });
     });
 }
+
+#[test]
+fn either_runs_the_side_it_holds_and_extends_it() {
+    in_every_pool("either", |pool, what| {
+        pool.install(|| {
+            for left in [true, false] {
+                let it: Either<_, _> = if left {
+                    Either::Left((0..100u32).into_par_iter())
+                } else {
+                    Either::Right((0..100u32).into_par_iter().rev())
+                };
+                assert_eq!(it.len(), 100, "{what}");
+                let got: Vec<u32> = it.collect();
+                let want: Vec<u32> = if left {
+                    (0..100).collect()
+                } else {
+                    (0..100).rev().collect()
+                };
+                assert_eq!(got, want, "{what}");
+                let mut target: Either<Vec<u32>, std::collections::BTreeSet<u32>> = if left {
+                    Either::Left(vec![7])
+                } else {
+                    Either::Right([7].into())
+                };
+                target.par_extend((0..5u32).into_par_iter());
+                match target {
+                    Either::Left(v) => assert_eq!(v, [7, 0, 1, 2, 3, 4], "{what}"),
+                    Either::Right(s) => assert_eq!(s.len(), 6, "{what}"),
+                }
+            }
+        });
+    });
+}
+
+#[test]
+fn collections_of_copy_items_extend_from_references() {
+    use std::collections::{
+        BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque,
+    };
+    in_every_pool("extend from refs", |pool, what| {
+        pool.install(|| {
+            let v: Vec<i64> = (-500..500).collect();
+            let mut deque: VecDeque<i64> = VecDeque::new();
+            deque.par_extend(&v);
+            assert!(deque.iter().eq(v.iter()), "{what}");
+            let mut list: LinkedList<i64> = LinkedList::new();
+            list.par_extend(&v);
+            assert!(list.iter().eq(v.iter()), "{what}");
+            let mut heap: BinaryHeap<i64> = BinaryHeap::new();
+            heap.par_extend(&v);
+            assert_eq!(heap.into_sorted_vec(), v, "{what}");
+            let mut hash: HashSet<i64> = HashSet::new();
+            hash.par_extend(&v);
+            assert_eq!(hash.len(), v.len(), "{what}");
+            let mut tree: BTreeSet<i64> = BTreeSet::new();
+            tree.par_extend(&v);
+            assert!(tree.iter().eq(v.iter()), "{what}");
+            let pairs: Vec<(i64, u8)> = v.iter().map(|&k| (k, (k & 0x7f) as u8)).collect();
+            let mut hmap: HashMap<i64, u8> = HashMap::new();
+            hmap.par_extend(pairs.par_iter().map(|(k, x)| (k, x)));
+            assert_eq!(hmap.len(), pairs.len(), "{what}");
+            let mut bmap: BTreeMap<i64, u8> = BTreeMap::new();
+            bmap.par_extend(pairs.par_iter().map(|(k, x)| (k, x)));
+            assert!(bmap.into_iter().eq(pairs.iter().copied()), "{what}");
+            let chars: Vec<char> = "héllo wörld".chars().collect();
+            let mut s = String::from(">");
+            s.par_extend(&chars);
+            assert_eq!(s, ">héllo wörld", "{what}");
+        });
+    });
+}

@@ -52,6 +52,7 @@ pub mod plumbing;
 mod range;
 mod report;
 mod schedule;
+mod sides;
 mod slice;
 mod sources;
 mod try_ops;
