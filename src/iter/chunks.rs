@@ -60,6 +60,122 @@ pub trait ParallelSliceMut<T: Send> {
             size: chunk_size,
         }
     }
+    /// Sorts the slice in parallel, stably (equal elements keep their order): a merge sort
+    /// whose merges are split in parallel too. Needs a scratch buffer as long as the slice.
+    ///
+    /// If the comparison panics, the slice holds all its elements in some order.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let mut v: Vec<u32> = (0..10_000).rev().collect();
+    /// v.par_sort();
+    /// assert!(v.windows(2).all(|w| w[0] <= w[1]));
+    /// ```
+    fn par_sort(&mut self)
+    where
+        T: Ord,
+    {
+        crate::iter::sort::par_merge_sort(self.as_parallel_slice_mut(), &T::cmp);
+    }
+
+    /// [`par_sort`](Self::par_sort) with a comparison function.
+    fn par_sort_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> std::cmp::Ordering + Sync,
+    {
+        crate::iter::sort::par_merge_sort(self.as_parallel_slice_mut(), &compare);
+    }
+
+    /// [`par_sort`](Self::par_sort) by a key, computed at every comparison (see
+    /// [`par_sort_by_cached_key`](Self::par_sort_by_cached_key) for expensive keys).
+    fn par_sort_by_key<K, F>(&mut self, key: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        crate::iter::sort::par_merge_sort(self.as_parallel_slice_mut(), &|a: &T, b: &T| {
+            key(a).cmp(&key(b))
+        });
+    }
+
+    /// Sorts stably by a key computed once per element (in parallel): the pairs of key and
+    /// position are sorted, then the elements are moved into that order.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let mut words = vec!["delta", "Alpha", "charlie", "Bravo"];
+    /// words.par_sort_by_cached_key(|w| w.to_lowercase());
+    /// assert_eq!(words, ["Alpha", "Bravo", "charlie", "delta"]);
+    /// ```
+    fn par_sort_by_cached_key<K, F>(&mut self, key: F)
+    where
+        K: Ord + Send,
+        F: Fn(&T) -> K + Sync,
+    {
+        let slice = self.as_parallel_slice_mut();
+        if slice.len() < 2 {
+            return;
+        }
+        // Keys with their positions: unique pairs, so an unstable sort is stable here.
+        let mut keyed: Vec<(K, usize)> = {
+            use crate::iter::{
+                IndexedParallelIterator, IntoParallelRefMutIterator, ParallelIterator,
+            };
+            let key = &key;
+            slice
+                .par_iter_mut()
+                .enumerate()
+                .map(move |(i, x)| (key(&*x), i))
+                .collect()
+        };
+        crate::iter::sort::par_quicksort(&mut keyed, &|a: &(K, usize), b: &(K, usize)| a.cmp(b));
+        // Move the elements into the sorted order by following the permutation's cycles:
+        // position `i` of the result takes the element that was at `keyed[i].1`.
+        for i in 0..slice.len() {
+            let mut from = keyed[i].1;
+            // Earlier positions were filled by swaps; follow where their element went.
+            while from < i {
+                from = keyed[from].1;
+            }
+            keyed[i].1 = from;
+            slice.swap(i, from);
+        }
+    }
+
+    /// Sorts the slice in parallel, not necessarily keeping equal elements in order: a
+    /// three-way quicksort with its sides sorted in parallel (no scratch buffer).
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let mut v: Vec<i64> = (0..10_000).map(|i| (i * 7919) % 10_007 - 5_000).collect();
+    /// v.par_sort_unstable();
+    /// assert!(v.windows(2).all(|w| w[0] <= w[1]));
+    /// ```
+    fn par_sort_unstable(&mut self)
+    where
+        T: Ord,
+    {
+        crate::iter::sort::par_quicksort(self.as_parallel_slice_mut(), &T::cmp);
+    }
+
+    /// [`par_sort_unstable`](Self::par_sort_unstable) with a comparison function.
+    fn par_sort_unstable_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> std::cmp::Ordering + Sync,
+    {
+        crate::iter::sort::par_quicksort(self.as_parallel_slice_mut(), &compare);
+    }
+
+    /// [`par_sort_unstable`](Self::par_sort_unstable) by a key, computed at every comparison.
+    fn par_sort_unstable_by_key<K, F>(&mut self, key: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        crate::iter::sort::par_quicksort(self.as_parallel_slice_mut(), &|a: &T, b: &T| {
+            key(a).cmp(&key(b))
+        });
+    }
 }
 
 impl<T: Send> ParallelSliceMut<T> for [T] {

@@ -54,6 +54,7 @@ mod report;
 mod schedule;
 mod sides;
 mod slice;
+mod sort;
 mod sources;
 mod try_ops;
 mod tuning;

@@ -1,0 +1,181 @@
+//! rayon's bread-and-butter calls, hypersteal against rayon side by side in one process, each
+//! with a pool of 2 workers (default policy for hypersteal):
+//!
+//! - `par_sort` and `par_sort_unstable` of 10^7 pseudo-random `u64` (a fresh copy each run);
+//! - `par_iter().map(..).sum()` over 10^7 `u64`;
+//! - `flat_map_iter` of 10^6 items into 10 each, summed;
+//! - `collect` of 10^7 mapped items into a `Vec`.
+//!
+//! ```text
+//! cargo run --release --example compat [ROUNDS]
+//! ```
+//!
+//! Rounds are interleaved (every kernel, both runtimes, then the next round), so a slow stretch
+//! of the machine hits both alike. The table gives each median over the rounds (at least 9) and
+//! hypersteal's median divided by rayon's.
+
+use std::time::{Duration, Instant};
+
+const N: usize = 10_000_000;
+
+/// The five kernels written once per runtime, each module with its own prelude.
+macro_rules! kernels {
+    ($name:ident, $krate:ident) => {
+        mod $name {
+            use $krate::prelude::*;
+
+            pub fn sort(v: &mut [u64]) {
+                v.par_sort();
+            }
+
+            pub fn sort_unstable(v: &mut [u64]) {
+                v.par_sort_unstable();
+            }
+
+            pub fn map_sum(values: &[u64]) -> u64 {
+                values.par_iter().map(|&x| x ^ (x >> 3)).sum()
+            }
+
+            pub fn flat_map(n: u64) -> u64 {
+                (0..n)
+                    .into_par_iter()
+                    .flat_map_iter(|i| (0..10u64).map(move |j| i * j))
+                    .sum()
+            }
+
+            pub fn collect(values: &[u64]) -> Vec<u64> {
+                values.par_iter().map(|&x| x.wrapping_mul(3)).collect()
+            }
+        }
+    };
+}
+
+kernels!(ours, hypersteal);
+kernels!(theirs, rayon);
+
+/// `n` pseudo-random values (an LCG: deterministic, no crates).
+fn data(n: usize) -> Vec<u64> {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 11
+        })
+        .collect()
+}
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+type Kernel<'a> = Box<dyn FnMut() -> u64 + 'a>;
+
+fn main() {
+    let rounds: usize = std::env::args()
+        .nth(1)
+        .map_or(11, |s| s.parse().expect("ROUNDS: a number"))
+        .max(9);
+    let ours = hypersteal::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("hypersteal pool");
+    let theirs = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("rayon pool");
+    let input = data(N);
+    let values: Vec<u64> = (0..N as u64).collect();
+    let sorted = {
+        let mut s = input.clone();
+        s.sort_unstable();
+        s
+    };
+
+    // Each kernel returns a checksum that both runtimes must agree on.
+    let (ours_pool, theirs_pool) = (&ours, &theirs);
+    let (input, values, sorted) = (&input, &values, &sorted);
+    let mut kernels: Vec<(&str, Kernel, Kernel)> = vec![
+        (
+            "par_sort 10^7 u64",
+            Box::new(move || {
+                let mut v = input.clone();
+                ours_pool.install(|| ours::sort(&mut v));
+                assert!(v == *sorted);
+                v[N / 2]
+            }),
+            Box::new(move || {
+                let mut v = input.clone();
+                theirs_pool.install(|| theirs::sort(&mut v));
+                assert!(v == *sorted);
+                v[N / 2]
+            }),
+        ),
+        (
+            "par_sort_unstable 10^7 u64",
+            Box::new(move || {
+                let mut v = input.clone();
+                ours_pool.install(|| ours::sort_unstable(&mut v));
+                assert!(v == *sorted);
+                v[N / 2]
+            }),
+            Box::new(move || {
+                let mut v = input.clone();
+                theirs_pool.install(|| theirs::sort_unstable(&mut v));
+                assert!(v == *sorted);
+                v[N / 2]
+            }),
+        ),
+        (
+            "map().sum() 10^7",
+            Box::new(move || ours_pool.install(|| ours::map_sum(values))),
+            Box::new(move || theirs_pool.install(|| theirs::map_sum(values))),
+        ),
+        (
+            "flat_map_iter 10^6 x 10",
+            Box::new(move || ours_pool.install(|| ours::flat_map(1_000_000))),
+            Box::new(move || theirs_pool.install(|| theirs::flat_map(1_000_000))),
+        ),
+        (
+            "collect 10^7",
+            Box::new(move || ours_pool.install(|| ours::collect(values))[N - 1]),
+            Box::new(move || theirs_pool.install(|| theirs::collect(values))[N - 1]),
+        ),
+    ];
+
+    let mut times: Vec<(Vec<Duration>, Vec<Duration>)> =
+        kernels.iter().map(|_| (Vec::new(), Vec::new())).collect();
+    for round in 0..rounds + 1 {
+        for (k, (name, a, b)) in kernels.iter_mut().enumerate() {
+            let start = Instant::now();
+            let x = std::hint::black_box(a());
+            let ta = start.elapsed();
+            let start = Instant::now();
+            let y = std::hint::black_box(b());
+            let tb = start.elapsed();
+            assert_eq!(x, y, "{name}: the runtimes disagree");
+            // Round 0 warms both pools and the caches up and is not counted.
+            if round > 0 {
+                times[k].0.push(ta);
+                times[k].1.push(tb);
+            }
+        }
+    }
+    println!("{rounds} interleaved rounds, 2 workers each, medians");
+    println!(
+        "{:<28} {:>14} {:>12} {:>16}",
+        "kernel", "hypersteal ms", "rayon ms", "hypersteal/rayon"
+    );
+    for ((name, _, _), (a, b)) in kernels.iter().zip(times.iter_mut()) {
+        let (ma, mb) = (median(a), median(b));
+        println!(
+            "{:<28} {:>14.2} {:>12.2} {:>16.3}",
+            name,
+            ma.as_secs_f64() * 1e3,
+            mb.as_secs_f64() * 1e3,
+            ma.as_secs_f64() / mb.as_secs_f64()
+        );
+    }
+}

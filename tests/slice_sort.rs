@@ -1,0 +1,196 @@
+//! The parallel sorts give std's answer (the stable ones keep equal elements in order), on
+//! random, sorted, reversed, constant and few-valued inputs of many sizes, under several
+//! policies and pool sizes; a panicking comparison leaves every element in the slice exactly
+//! once.
+
+mod common;
+
+use common::within;
+use hypersteal::prelude::*;
+use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder};
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(300);
+const SIZES: [usize; 9] = [0, 1, 2, 37, 1000, 4097, 8193, 100_000, 300_000];
+
+fn in_every_pool(what: &'static str, check: fn(&ThreadPool, &str)) {
+    within(LIMIT, what, move || {
+        for name in ["rp", "grr-m", "acwn", "random-alloc"] {
+            let policy: Policy = name.parse().unwrap();
+            for n in [1, 2, 4] {
+                let pool = ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .policy(policy)
+                    .pin_threads(false)
+                    .build()
+                    .unwrap();
+                check(&pool, &format!("{what}: {name} x{n}"));
+            }
+        }
+    })
+}
+
+/// `n` values from a seeded LCG, each below `range`.
+fn lcg(n: usize, seed: u64, range: u64) -> Vec<u64> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % range
+        })
+        .collect()
+}
+
+/// The inputs every sort is checked on.
+fn inputs(n: usize) -> Vec<(&'static str, Vec<u64>)> {
+    vec![
+        ("random", lcg(n, 1, u64::MAX >> 33)),
+        ("few values", lcg(n, 2, 5)),
+        ("sorted", (0..n as u64).collect()),
+        ("reversed", (0..n as u64).rev().collect()),
+        ("constant", vec![42; n]),
+        ("sawtooth", (0..n as u64).map(|i| i % 1000).collect()),
+    ]
+}
+
+#[test]
+fn unstable_sorts_match_std() {
+    in_every_pool("par_sort_unstable", |pool, what| {
+        pool.install(|| {
+            for n in SIZES {
+                for (shape, input) in inputs(n) {
+                    let mut want = input.clone();
+                    want.sort_unstable();
+                    let mut got = input.clone();
+                    got.par_sort_unstable();
+                    assert_eq!(got, want, "{what}, {shape} of {n}");
+                    let mut got = input.clone();
+                    got.par_sort_unstable_by(|a, b| b.cmp(a));
+                    assert!(
+                        got.iter().rev().eq(want.iter()),
+                        "{what}, {shape} of {n}, by"
+                    );
+                    let mut got = input;
+                    got.par_sort_unstable_by_key(|&x| x % 7);
+                    assert!(
+                        got.windows(2).all(|w| w[0] % 7 <= w[1] % 7),
+                        "{what}, {shape} of {n}, by key"
+                    );
+                }
+            }
+        });
+    });
+}
+
+#[test]
+fn stable_sorts_match_std_and_keep_equal_elements_in_order() {
+    in_every_pool("par_sort", |pool, what| {
+        pool.install(|| {
+            for n in SIZES {
+                for (shape, input) in inputs(n) {
+                    let mut want = input.clone();
+                    want.sort();
+                    let mut got = input.clone();
+                    got.par_sort();
+                    assert_eq!(got, want, "{what}, {shape} of {n}");
+                    // Pairs (key, original position) sorted by key only: equal keys must keep
+                    // their positions' order, which is exactly what std's stable sort gives.
+                    let pairs: Vec<(u64, usize)> = input.iter().map(|&x| x % 97).zip(0..).collect();
+                    let mut want = pairs.clone();
+                    want.sort_by_key(|p| p.0);
+                    let mut got = pairs.clone();
+                    got.par_sort_by(|a, b| a.0.cmp(&b.0));
+                    assert_eq!(got, want, "{what}, {shape} of {n}, by");
+                    let mut got = pairs.clone();
+                    got.par_sort_by_key(|p| p.0);
+                    assert_eq!(got, want, "{what}, {shape} of {n}, by key");
+                    let mut got = pairs;
+                    got.par_sort_by_cached_key(|p| p.0.to_string().len() as u64 * 1000 + p.0);
+                    let mut want2 = got.clone();
+                    want2.sort_by_cached_key(|p| p.0.to_string().len() as u64 * 1000 + p.0);
+                    assert_eq!(got, want2, "{what}, {shape} of {n}, cached key");
+                }
+            }
+        });
+    });
+}
+
+/// Counts live values: every clone and every drop, so a value dropped twice or leaked shows.
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+#[derive(Debug)]
+struct Counted(u64);
+
+impl Counted {
+    fn new(x: u64) -> Self {
+        LIVE.fetch_add(1, Ordering::Relaxed);
+        Counted(x)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_panicking_comparison_leaves_every_element_once() {
+    within(LIMIT, "sort panic safety", || {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(4)
+            .pin_threads(false)
+            .build()
+            .unwrap();
+        for n in [100, 5000, 50_000, 300_000] {
+            for stable in [true, false] {
+                for panic_at in [0usize, 17, n / 2, 3 * n] {
+                    let values = lcg(n, 7, 1000);
+                    let mut v: Vec<Counted> = values.iter().map(|&x| Counted::new(x)).collect();
+                    let calls = AtomicUsize::new(0);
+                    let compare = |a: &Counted, b: &Counted| {
+                        if calls.fetch_add(1, Ordering::Relaxed) == panic_at {
+                            panic!("comparison {panic_at} panics");
+                        }
+                        a.0.cmp(&b.0)
+                    };
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        pool.install(|| {
+                            if stable {
+                                v.par_sort_by(compare)
+                            } else {
+                                v.par_sort_unstable_by(compare)
+                            }
+                        })
+                    }));
+                    let what = format!("n = {n}, stable = {stable}, panic at {panic_at}");
+                    assert_eq!(
+                        result.is_err(),
+                        panic_at < calls.load(Ordering::Relaxed),
+                        "{what}"
+                    );
+                    // Still a permutation of the input.
+                    let mut got: Vec<u64> = v.iter().map(|c| c.0).collect();
+                    got.sort_unstable();
+                    let mut want = values;
+                    want.sort_unstable();
+                    assert_eq!(got, want, "{what}: elements lost or duplicated");
+                    drop(v);
+                    assert_eq!(
+                        LIVE.load(Ordering::Relaxed),
+                        0,
+                        "{what}: drops do not balance"
+                    );
+                }
+            }
+        }
+        // The pool still works after the panics.
+        assert_eq!(
+            pool.install(|| (0..1000u64).into_par_iter().sum::<u64>()),
+            499_500
+        );
+    });
+}
