@@ -295,3 +295,132 @@ fn collections_of_copy_items_extend_from_references() {
         });
     });
 }
+
+/// A producer of `claimed` positions whose pieces yield `extra` more items each (or fewer, with
+/// a negative `extra`): a user's producer that disagrees with its own length.
+struct Lying {
+    start: usize,
+    claimed: usize,
+    extra: isize,
+}
+
+impl hypersteal::iter::plumbing::Producer for Lying {
+    type Item = usize;
+    type IntoIter = std::ops::Range<usize>;
+
+    fn len(&self) -> usize {
+        self.claimed
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let left = Lying {
+            start: self.start,
+            claimed: index,
+            extra: self.extra,
+        };
+        let right = Lying {
+            start: self.start + index,
+            claimed: self.claimed - index,
+            extra: self.extra,
+        };
+        (left, right)
+    }
+
+    fn into_iter(self) -> Self::IntoIter {
+        let end = (self.start + self.claimed).saturating_add_signed(self.extra);
+        self.start..end.max(self.start)
+    }
+}
+
+struct LyingIter(isize);
+
+impl ParallelIterator for LyingIter {
+    type Item = usize;
+
+    fn drive<C: hypersteal::iter::plumbing::Consumer<usize>>(self, consumer: C) -> C::Result {
+        struct Drive<C>(C);
+        impl<C: hypersteal::iter::plumbing::Consumer<usize>>
+            hypersteal::iter::plumbing::ProducerCallback<usize> for Drive<C>
+        {
+            type Output = C::Result;
+            fn callback<P: hypersteal::iter::plumbing::Producer<Item = usize>>(
+                self,
+                producer: P,
+            ) -> C::Result {
+                // A user without the crate's driver folds the whole producer as one piece.
+                self.0.consume(producer.into_iter())
+            }
+        }
+        self.with_producer(Drive(consumer))
+    }
+}
+
+impl IndexedParallelIterator for LyingIter {
+    fn len(&self) -> usize {
+        10_000
+    }
+
+    fn with_producer<CB: hypersteal::iter::plumbing::ProducerCallback<usize>>(
+        self,
+        callback: CB,
+    ) -> CB::Output {
+        callback.callback(Lying {
+            start: 0,
+            claimed: 10_000,
+            extra: self.0,
+        })
+    }
+}
+
+#[test]
+fn collecting_from_a_producer_that_disagrees_with_its_length_panics_cleanly() {
+    within(LIMIT, "lying producer", || {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(4)
+            .pin_threads(false)
+            .build()
+            .unwrap();
+        // Driven through the crate's driver (the `map` wraps it with an indexed producer of its
+        // own): every piece is checked against the range the driver gave it.
+        for extra in [1isize, -1, 5] {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| {
+                    LyingIter(extra)
+                        .map(|x| x * 2)
+                        .zip(0..10_000usize)
+                        .map(|(x, _)| x)
+                        .collect::<Vec<usize>>()
+                })
+            }));
+            // Zipping with an honest side bounds each piece: the result is exact.
+            if let Ok(v) = &result {
+                assert!(
+                    v.iter().enumerate().all(|(i, &x)| x == 2 * i),
+                    "extra {extra}"
+                );
+            }
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| {
+                    LyingIter(extra)
+                        .enumerate()
+                        .map(|(_, x)| x)
+                        .collect::<Vec<usize>>()
+                })
+            }));
+            // Enumerated, its pieces go through the driver as they are: the collect finds
+            // that they do not fill the positions the loop announced, and says so.
+            let payload = result.expect_err("a mismatch must panic");
+            let text = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            assert!(text.contains("do not add up"), "extra {extra}: {text}");
+        }
+        // The pool still works.
+        assert_eq!(
+            pool.install(|| (0..100usize).into_par_iter().collect::<Vec<_>>().len()),
+            100
+        );
+    });
+}

@@ -1,37 +1,12 @@
-//! `collect`: every piece collects into its own `Vec`; the pieces are concatenated in order.
+//! `collect`: an indexed loop writes every item straight into its place in one `Vec`; any other
+//! loop collects piece by piece, and the pieces are concatenated in order.
 
-use crate::iter::plumbing::Consumer;
+use crate::iter::plumbing::{sealed, Consumer};
 use crate::iter::{FromParallelIterator, IntoParallelIterator, ParallelIterator};
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
-
-/// Collects each piece into a `Vec`; partial results are lists of those, joined in order.
-struct VecConsumer;
-
-impl<T: Send> Consumer<T> for VecConsumer {
-    type Result = Vec<Vec<T>>;
-
-    fn consume<I: Iterator<Item = T>>(&self, iter: I) -> Vec<Vec<T>> {
-        vec![iter.collect()]
-    }
-
-    fn reduce(&self, mut left: Vec<Vec<T>>, right: Vec<Vec<T>>) -> Vec<Vec<T>> {
-        left.extend(right);
-        left
-    }
-
-    fn identity(&self) -> Vec<Vec<T>> {
-        Vec::new()
-    }
-}
-
-/// The items, in order, as the `Vec`s the pieces collected.
-pub(crate) fn collect_pieces<T: Send, I: IntoParallelIterator<Item = T>>(
-    par_iter: I,
-) -> Vec<Vec<T>> {
-    par_iter.into_par_iter().drive(VecConsumer)
-}
+use std::sync::OnceLock;
 
 /// Appends `pieces`, in order, to `out`.
 pub(crate) fn append_pieces<T>(out: &mut Vec<T>, pieces: Vec<Vec<T>>) {
@@ -41,14 +16,231 @@ pub(crate) fn append_pieces<T>(out: &mut Vec<T>, pieces: Vec<Vec<T>>) {
     }
 }
 
+/// Collects into a `Vec`. An indexed loop whose wrappers keep items one to one tells the
+/// consumer its length before it starts ([`Consumer::begin`]); the consumer then allocates the
+/// whole `Vec` once and every piece writes its items straight into their places (the driver
+/// gives each piece its own range of positions, disjoint by construction). Any other loop
+/// collects piece by piece, and the pieces are concatenated in order.
 pub(crate) fn collect_vec<T: Send, I: IntoParallelIterator<Item = T>>(par_iter: I) -> Vec<T> {
-    let mut pieces = collect_pieces(par_iter);
-    if pieces.len() == 1 {
-        return pieces.pop().unwrap_or_default();
+    let place = Place::new();
+    let pieces = par_iter
+        .into_par_iter()
+        .drive(DirectConsumer { place: &place });
+    place.assemble(pieces)
+}
+
+/// Where a direct collect writes: set once, by the first `begin`.
+struct Place<T> {
+    buffer: OnceLock<Buffer<T>>,
+    /// A second loop announced itself to the same consumer: its pieces are collected apart.
+    conflict: AtomicBool,
+}
+
+/// An allocation of `len` slots that owns no element: dropping it frees the memory only.
+struct Buffer<T> {
+    ptr: *mut T,
+    len: usize,
+    capacity: usize,
+}
+
+// SAFETY: the buffer is written by several workers at disjoint positions (the driver's ranges,
+// checked against `len` before each write); its elements are `Send`.
+unsafe impl<T: Send> Send for Buffer<T> {}
+// SAFETY: as above; shared references only hand out the pointer for those disjoint writes.
+unsafe impl<T: Send> Sync for Buffer<T> {}
+
+impl<T> Drop for Buffer<T> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` and `capacity` come from a `Vec<T>` taken apart in `Place::begin`; a
+        // length of zero drops no element (whoever owns written elements dropped them).
+        drop(unsafe { Vec::from_raw_parts(self.ptr, 0, self.capacity) });
     }
-    let mut out = Vec::new();
-    append_pieces(&mut out, pieces);
-    out
+}
+
+/// A piece's result: written in place (its first position and how many it wrote; `overflow`
+/// if its iterator had more items than its range), or collected on its own.
+enum Piece<T> {
+    Direct {
+        start: usize,
+        count: usize,
+        overflow: bool,
+    },
+    Owned(Vec<T>),
+}
+
+impl<T> Place<T> {
+    fn new() -> Self {
+        Place {
+            buffer: OnceLock::new(),
+            conflict: AtomicBool::new(false),
+        }
+    }
+
+    /// The buffer, if exactly one loop announced its length.
+    fn buffer(&self) -> Option<&Buffer<T>> {
+        if self.conflict.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.buffer.get()
+    }
+
+    /// Turns the pieces into the `Vec`: the buffer itself when the direct pieces cover it
+    /// exactly, in order; the owned pieces concatenated when nothing was written directly.
+    fn assemble(self, pieces: Vec<Piece<T>>) -> Vec<T> {
+        let buffer = self.buffer.into_inner();
+        let mut next = 0;
+        let mut direct = false;
+        let mut owned = false;
+        let mut tiled = true;
+        for piece in &pieces {
+            match *piece {
+                Piece::Direct {
+                    start,
+                    count,
+                    overflow,
+                } => {
+                    direct = true;
+                    tiled &= start == next && !overflow;
+                    next = start + count;
+                }
+                Piece::Owned(_) => owned = true,
+            }
+        }
+        match buffer {
+            Some(buffer) if !owned && tiled && next == buffer.len => {
+                let (ptr, len, capacity) = (buffer.ptr, buffer.len, buffer.capacity);
+                std::mem::forget(buffer);
+                // SAFETY: the direct pieces wrote positions `0..len` exactly once each (they
+                // tile it, in order), so the allocation holds `len` initialised elements.
+                unsafe { Vec::from_raw_parts(ptr, len, capacity) }
+            }
+            buffer if !direct => {
+                drop(buffer);
+                let mut out = Vec::new();
+                let owned: Vec<Vec<T>> = pieces
+                    .into_iter()
+                    .map(|p| match p {
+                        Piece::Owned(v) => v,
+                        Piece::Direct { .. } => unreachable!("no direct piece"),
+                    })
+                    .collect();
+                append_pieces(&mut out, owned);
+                out
+            }
+            buffer => {
+                // Some pieces were written in place and the others do not complete them: drop
+                // what was written, then report. No loop of this crate gets here; a producer
+                // whose pieces disagree with its length can.
+                if let Some(buffer) = &buffer {
+                    for piece in &pieces {
+                        if let Piece::Direct { start, count, .. } = *piece {
+                            // SAFETY: the piece wrote positions `start..start + count` and
+                            // nothing else owns them.
+                            unsafe {
+                                std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
+                                    buffer.ptr.add(start),
+                                    count,
+                                ))
+                            };
+                        }
+                    }
+                }
+                drop(pieces);
+                panic!(
+                    "collect: the loop's pieces do not add up to the length it announced (a \
+                     producer whose pieces yield more or fewer items than its `len`)"
+                );
+            }
+        }
+    }
+}
+
+/// The consumer of [`collect_vec`].
+struct DirectConsumer<'p, T> {
+    place: &'p Place<T>,
+}
+
+impl<T: Send> Consumer<T> for DirectConsumer<'_, T> {
+    type Result = Vec<Piece<T>>;
+
+    fn consume<I: Iterator<Item = T>>(&self, iter: I) -> Self::Result {
+        vec![Piece::Owned(iter.collect())]
+    }
+
+    fn reduce(&self, mut left: Self::Result, right: Self::Result) -> Self::Result {
+        left.extend(right);
+        left
+    }
+
+    fn identity(&self) -> Self::Result {
+        Vec::new()
+    }
+
+    fn begin(&self, len: usize, _: sealed::Token) {
+        let mut fresh = false;
+        self.place.buffer.get_or_init(|| {
+            fresh = true;
+            let mut v = std::mem::ManuallyDrop::new(Vec::<T>::with_capacity(len));
+            Buffer {
+                ptr: v.as_mut_ptr(),
+                len,
+                capacity: v.capacity(),
+            }
+        });
+        if !fresh {
+            self.place.conflict.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn consume_range<I: Iterator<Item = T>>(
+        &self,
+        start: usize,
+        len: usize,
+        iter: I,
+        _: sealed::Token,
+    ) -> Self::Result {
+        let Some(buffer) = self.place.buffer() else {
+            return self.consume(iter);
+        };
+        if start.checked_add(len).is_none_or(|end| end > buffer.len) {
+            return self.consume(iter);
+        }
+        /// Drops the items a piece wrote if its iterator panics.
+        struct Written<T> {
+            at: *mut T,
+            count: usize,
+        }
+        impl<T> Drop for Written<T> {
+            fn drop(&mut self) {
+                // SAFETY: `count` items were written from `at` and nothing else owns them.
+                unsafe {
+                    std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(self.at, self.count))
+                };
+            }
+        }
+        // SAFETY: `start + len <= buffer.len` (checked above).
+        let at = unsafe { buffer.ptr.add(start) };
+        let mut written = Written { at, count: 0 };
+        let mut overflow = false;
+        for item in iter {
+            if written.count == len {
+                overflow = true;
+                drop(item);
+                continue;
+            }
+            // SAFETY: position `start + count` lies in this piece's range, which no other piece
+            // covers (the driver cuts ranges apart), and is written once.
+            unsafe { at.add(written.count).write(item) };
+            written.count += 1;
+        }
+        let count = written.count;
+        std::mem::forget(written);
+        vec![Piece::Direct {
+            start,
+            count,
+            overflow,
+        }]
+    }
 }
 
 impl<T: Send> FromParallelIterator<T> for Vec<T> {

@@ -15,7 +15,7 @@
 //! skipped and participants stop taking chunks; once every other piece has stopped, the first
 //! panic resumes in the caller. Nothing a piece borrows is released before then.
 
-use crate::iter::plumbing::{Consumer, Producer};
+use crate::iter::plumbing::{sealed::Token, Consumer, Producer};
 use crate::iter::report::Recorder;
 use crate::iter::schedule::{initial_splits, Chunker};
 use crate::iter::Schedule;
@@ -31,7 +31,11 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    if producer.is_empty() {
+    // The loop's length, for consumers that place items by position (`collect`); every piece
+    // below gets a range of `0..len` of its own, disjoint from the others by construction.
+    let len = producer.len();
+    consumer.begin(len, Token(()));
+    if len == 0 {
         return consumer.identity();
     }
     in_worker(|worker, _| {
@@ -46,15 +50,46 @@ where
             max_len: producer.max_len().max(min_len),
             refill: initial_splits(workers),
         };
-        let len = producer.len();
         if len < 2 * ctx.min_len || (workers == 1 && len <= ctx.max_len) {
-            return ctx.leaf(producer, 0, worker.index);
+            return ctx.leaf(producer, 0, len, worker.index);
         }
+        // A loop inside a piece of another (a `flat_map`'s inner loops, a loop in a `for_each`
+        // body) already runs beside that loop's other pieces: it splits once, and further only
+        // where a half is stolen (which refills the budget), instead of into a full set of
+        // pieces that nobody may be idle to take.
+        let splits = if IN_PIECE.with(|d| d.get()) > 0 {
+            1
+        } else {
+            ctx.refill
+        };
         match schedule {
-            Schedule::Adaptive => ctx.adaptive(producer, 0, ctx.refill, worker.index),
+            Schedule::Adaptive => ctx.adaptive(producer, 0, len, splits, worker.index),
             _ => ctx.self_scheduled(producer, schedule, worker),
         }
     })
+}
+
+// How many loop pieces this thread is inside (nested loops run inside pieces).
+#[cfg(not(loom))]
+crate::sync::thread_local! {
+    static IN_PIECE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+#[cfg(loom)]
+crate::sync::thread_local! {
+    static IN_PIECE: std::cell::Cell<u32> = std::cell::Cell::new(0);
+}
+
+/// Runs `f` (the folding of one piece) counted as inside a piece, also if it unwinds.
+fn in_piece<R>(f: impl FnOnce() -> R) -> R {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            IN_PIECE.with(|d| d.set(d.get() - 1));
+        }
+    }
+    IN_PIECE.with(|d| d.set(d.get() + 1));
+    let _leave = Leave;
+    f()
 }
 
 /// What the pieces of one loop share.
@@ -91,15 +126,19 @@ impl<C> Loop<'_, C> {
         self.abort.load(Ordering::Relaxed) || self.consumer.full()
     }
 
-    /// Folds one piece, whose items start at position `start` of the loop, on worker `worker`.
-    fn leaf<P>(&self, producer: P, start: usize, worker: usize) -> C::Result
+    /// Folds one piece, which covers positions `start..start + range` of the loop, on worker
+    /// `worker`.
+    fn leaf<P>(&self, producer: P, start: usize, range: usize, worker: usize) -> C::Result
     where
         P: Producer,
         C: Consumer<P::Item>,
     {
         let len = producer.len();
         let guard = AbortOnUnwind(&self.abort);
-        let result = self.consumer.consume_at(start, producer.into_iter());
+        let result = in_piece(|| {
+            self.consumer
+                .consume_range(start, range, producer.into_iter(), Token(()))
+        });
         std::mem::forget(guard);
         if let Some(recorder) = self.recorder {
             recorder.record(worker, len);
@@ -107,7 +146,17 @@ impl<C> Loop<'_, C> {
         result
     }
 
-    fn adaptive<P>(&self, producer: P, start: usize, splits: u32, owner: usize) -> C::Result
+    /// Runs the piece covering positions `start..start + range`, splitting it while it is worth
+    /// it. The ranges of the halves are cut from `range` itself (the producer's own count only
+    /// chooses the split), so they stay disjoint whatever a producer reports.
+    fn adaptive<P>(
+        &self,
+        producer: P,
+        start: usize,
+        range: usize,
+        splits: u32,
+        owner: usize,
+    ) -> C::Result
     where
         P: Producer,
         C: Consumer<P::Item>,
@@ -119,12 +168,13 @@ impl<C> Loop<'_, C> {
         // The minimum wins over the maximum; past its budget a piece still splits while it is
         // longer than the maximum.
         if len < 2 * self.min_len || (splits == 0 && len <= self.max_len) {
-            return self.leaf(producer, start, owner);
+            return self.leaf(producer, start, range, owner);
         }
         let mid = len / 2;
+        let left_range = mid.min(range);
         let (left, right) = producer.split_at(mid);
         let (a, b) = crate::join(
-            || self.adaptive(left, start, splits.saturating_sub(1), owner),
+            || self.adaptive(left, start, left_range, splits.saturating_sub(1), owner),
             || {
                 let runner = current_worker(owner);
                 // Stolen: a worker was idle, so this half may be split as finely as a fresh loop.
@@ -133,7 +183,13 @@ impl<C> Loop<'_, C> {
                 } else {
                     splits.saturating_sub(1)
                 };
-                self.adaptive(right, start + mid, splits, runner)
+                self.adaptive(
+                    right,
+                    start + left_range,
+                    range - left_range,
+                    splits,
+                    runner,
+                )
             },
         );
         self.consumer.reduce(a, b)
@@ -169,7 +225,7 @@ impl<C> Loop<'_, C> {
                 if self.stopped() || (schedule == Schedule::Static && taken >= static_block) {
                     break;
                 }
-                let (start, piece) = {
+                let (start, range, piece) = {
                     let mut d = dispenser.lock();
                     if let Some((iterations, nanos)) = last.take() {
                         d.weights.measured(me, iterations, nanos);
@@ -185,13 +241,19 @@ impl<C> Loop<'_, C> {
                     d.rest = Some(rest);
                     let start = d.offset;
                     d.offset += n;
-                    (start, piece)
+                    (start, n, piece)
                 };
                 let n = piece.len();
                 taken += n;
                 poll_point();
                 let t0 = Instant::now();
-                let consumed = || self.consumer.consume_at(start, piece.into_iter());
+                // The range is the dispenser's own count of positions from `start`.
+                let consumed = || {
+                    in_piece(|| {
+                        self.consumer
+                            .consume_range(start, range, piece.into_iter(), Token(()))
+                    })
+                };
                 match unwind::halt_unwinding(consumed) {
                     Ok(r) => mine.push((start, r)),
                     Err(payload) => {

@@ -2,7 +2,7 @@
 //! `partition` and `partition_map`. Every piece sorts its own items into `Vec`s; the pieces are
 //! appended in order, so each side keeps the sequential order.
 
-use crate::iter::collect::{append_pieces, collect_pieces, collect_vec};
+use crate::iter::collect::{append_pieces, collect_vec};
 use crate::iter::plumbing::Consumer;
 use crate::iter::{IntoParallelIterator, ParallelIterator};
 use either::Either;
@@ -26,7 +26,14 @@ pub trait ParallelExtend<T: Send> {
 
 impl<T: Send> ParallelExtend<T> for Vec<T> {
     fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
-        append_pieces(self, collect_pieces(par_iter));
+        // An indexed loop collects straight into place (`collect_vec`); an empty target simply
+        // becomes the result.
+        let mut items = collect_vec(par_iter);
+        if self.is_empty() {
+            *self = items;
+        } else {
+            self.append(&mut items);
+        }
     }
 }
 

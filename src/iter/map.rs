@@ -70,6 +70,23 @@ where
         self.inner.consume_at(start, iter.map(self.f))
     }
 
+    // One item out per item in, in place: the loop's length and ranges hold for the inner
+    // consumer too.
+    fn begin(&self, len: usize, token: crate::iter::plumbing::sealed::Token) {
+        self.inner.begin(len, token);
+    }
+
+    fn consume_range<It: Iterator<Item = T>>(
+        &self,
+        start: usize,
+        len: usize,
+        iter: It,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> C::Result {
+        self.inner
+            .consume_range(start, len, iter.map(self.f), token)
+    }
+
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
         self.inner.reduce(left, right)
     }

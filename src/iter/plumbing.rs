@@ -95,6 +95,38 @@ pub trait Consumer<T>: Send + Sync {
     fn full(&self) -> bool {
         false
     }
+
+    /// Called by the loop driver, before any piece, with the number of items of the indexed
+    /// loop it is about to drive. Only this crate can call it or override it (the token cannot
+    /// be named elsewhere); wrappers that keep items one to one and in place (`map`) pass it
+    /// on, so that `collect` can write every item straight into its place.
+    #[doc(hidden)]
+    fn begin(&self, len: usize, token: sealed::Token) {
+        let _ = (len, token);
+    }
+
+    /// Folds the piece covering exactly positions `start..start + len` of the loop being
+    /// driven (the driver's own bookkeeping, whatever the producer claims). Only this crate can
+    /// call it or override it; by default it is [`Consumer::consume_at`].
+    #[doc(hidden)]
+    fn consume_range<I: Iterator<Item = T>>(
+        &self,
+        start: usize,
+        len: usize,
+        iter: I,
+        token: sealed::Token,
+    ) -> Self::Result {
+        let _ = (len, token);
+        self.consume_at(start, iter)
+    }
+}
+
+/// The token of the crate-only hooks of [`Consumer`]: public in a private module, so it can
+/// appear in the trait's signatures but nobody outside the crate can name or make one.
+pub(crate) mod sealed {
+    /// Proof that the caller is this crate.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Token(pub(crate) ());
 }
 
 /// A shared consumer drives nested or chained loops (`chain`, `flat_map`). It deliberately

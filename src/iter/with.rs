@@ -174,6 +174,23 @@ where
             .consume_at(start, iter.map(|x| (self.f)(&mut state, x)))
     }
 
+    // One item out per item in, in place (see `MapConsumer`).
+    fn begin(&self, len: usize, token: crate::iter::plumbing::sealed::Token) {
+        self.inner.begin(len, token);
+    }
+
+    fn consume_range<I: Iterator<Item = X>>(
+        &self,
+        start: usize,
+        len: usize,
+        iter: I,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> C::Result {
+        let mut state = self.source.make();
+        self.inner
+            .consume_range(start, len, iter.map(|x| (self.f)(&mut state, x)), token)
+    }
+
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
         self.inner.reduce(left, right)
     }
