@@ -78,6 +78,7 @@ pub use builder::{
     BuildError, BuildError as ThreadPoolBuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN,
     ENV_POLICY, ENV_TOPOLOGY,
 };
+pub use iter::{array, collections, option, result};
 pub use join::{join, join_context, FnContext};
 pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy, PolicyError};
 pub use pool::ThreadPool;
