@@ -1012,3 +1012,64 @@ fn panic_fuse_fold_chunks_with_collect_vec_list() {
         );
     });
 }
+
+#[test]
+fn sources_and_string_drain_match_std() {
+    everywhere(
+        "empty/once/repeat/repeatn/split, String par_drain",
+        |ctx, n| {
+            use hypersteal::iter::{empty, once, repeat, repeatn, split};
+            assert_eq!(empty::<u32>().count(), 0);
+            assert_eq!(empty::<u32>().len(), 0);
+            let v: Vec<u32> = (0..n as u32).into_par_iter().chain(once(7)).collect();
+            same(ctx, "once", v, (0..n as u32).chain([7]).collect());
+            same(ctx, "repeatn", repeatn(3u8, n).collect(), vec![3u8; n]);
+            same(
+                ctx,
+                "repeatn rev",
+                repeatn(3u8, n).enumerate().rev().collect(),
+                (0..n).map(|i| (i, 3u8)).rev().collect(),
+            );
+            same(
+                ctx,
+                "repeat take",
+                repeat(String::from("x")).take(n).collect(),
+                vec![String::from("x"); n],
+            );
+            let z: Vec<(u32, u8)> = repeat(1u8).zip(0..n as u32).map(|(a, b)| (b, a)).collect();
+            same(
+                ctx,
+                "repeat zip",
+                z,
+                (0..n as u32).map(|i| (i, 1u8)).collect(),
+            );
+            assert_eq!(repeat(1u8).take_any(n).count(), n, "{ctx}");
+            assert!(repeat(5u8).find_any(|&x| x == 5).is_some());
+            let pieces: Vec<std::ops::Range<usize>> = split(0..n, |r| {
+                if r.len() <= 10 {
+                    (r, None)
+                } else {
+                    let mid = r.start + r.len() / 2;
+                    (r.start..mid, Some(mid..r.end))
+                }
+            })
+            .collect();
+            let flat: Vec<usize> = pieces.into_iter().flatten().collect();
+            same(ctx, "split", flat, (0..n).collect());
+
+            let s = text(n, 77);
+            let chars: Vec<char> = s.chars().collect();
+            let (a, b) = (chars.len() / 4, chars.len() / 2);
+            let byte = |i: usize| s.char_indices().nth(i).map_or(s.len(), |(p, _)| p);
+            let (ba, bb) = (byte(a), byte(b));
+            let mut owned = s.clone();
+            let got: Vec<char> = owned.par_drain(ba..bb).collect();
+            same(ctx, "String par_drain", got, chars[a..b].to_vec());
+            assert_eq!(
+                owned,
+                format!("{}{}", &s[..ba], &s[bb..]),
+                "String par_drain left {ctx}"
+            );
+        },
+    );
+}

@@ -1,8 +1,8 @@
 //! `par_drain`: removing items from a collection while iterating over them in parallel.
 //!
-//! [`ParallelDrainRange`] removes a range of a `Vec` or `VecDeque`, [`ParallelDrainFull`] all
-//! the items of a `HashMap`, `HashSet` or `BinaryHeap` (the same split as rayon's). Every item
-//! removed is moved to the loop or, if the loop does not consume it (`take`, an early stop of
+//! [`ParallelDrainRange`] removes a range of a `Vec`, `VecDeque` or `String`,
+//! [`ParallelDrainFull`] all the items of a `HashMap`, `HashSet` or `BinaryHeap` (the same split
+//! as rayon's). Every item removed is moved to the loop or, if the loop does not consume it (`take`, an early stop of
 //! `any`, a panic), dropped exactly once; the collection is valid afterwards whatever happened.
 //!
 //! A `Vec` is drained in place: its length is cut to the start of the range while the loop runs
@@ -15,8 +15,8 @@ use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use std::marker::PhantomData;
 use std::ops::{Bound, Range, RangeBounds};
 
-/// `par_drain(range)`: removes a range of items from a `Vec` or `VecDeque` and iterates over
-/// them in parallel, in order.
+/// `par_drain(range)`: removes a range of items from a `Vec`, `VecDeque` or `String` (its chars)
+/// and iterates over them in parallel, in order.
 ///
 /// ```
 /// use hypersteal::prelude::*;
@@ -189,5 +189,36 @@ impl<T> Drop for Drain<'_, T> {
             std::ptr::copy(base.add(end), base.add(start), tail);
             self.vec.set_len(start + tail);
         }
+    }
+}
+
+/// The chars of a range of a `String`, removed from it (`string.par_drain(range)`), in order.
+///
+/// The range is taken out of the string when `par_drain` is called (sequentially, into a `Vec`
+/// of chars), so the string is valid, and shorter, from then on.
+#[derive(Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct StringDrain<'a> {
+    chars: Owned<'a, char>,
+}
+
+impl<'a> ParallelDrainRange<usize> for &'a mut String {
+    type Iter = StringDrain<'a>;
+    type Item = char;
+
+    /// Panics, like std's `drain`, if a bound of `range` is not on a char boundary.
+    fn par_drain<R: RangeBounds<usize>>(self, range: R) -> StringDrain<'a> {
+        let chars: Vec<char> = self.drain(range).collect();
+        StringDrain {
+            chars: Owned::new(crate::iter::IntoParallelIterator::into_par_iter(chars)),
+        }
+    }
+}
+
+impl ParallelIterator for StringDrain<'_> {
+    type Item = char;
+
+    fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
+        self.chars.drive(consumer)
     }
 }
