@@ -7,11 +7,15 @@
 //! at once: if the iterator's own `next` runs pool work that includes a participant of the same
 //! bridge, that participant returns at once instead of waiting for a lock its own thread holds.
 //!
+//! An iterator whose own `next` runs parallel work in the same pool is supported, but while one
+//! worker is inside `next` the others wait for the lock, so such work gets little help.
+//!
 //! The items come out in no particular order, and every participant's partial result is
 //! combined in no particular order either (as in rayon).
 
 use crate::iter::plumbing::Consumer;
 use crate::iter::ParallelIterator;
+use crate::registry::WorkerThread;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
@@ -71,6 +75,16 @@ impl Drop for Leave<'_> {
     }
 }
 
+/// Every item taken is a poll point (`src/worker/mod.rs`), as every chunk of a self-scheduled
+/// loop is: a participant that holds the other participants as private tasks (under the
+/// sender-initiated policies) hands them out to idle workers between items.
+fn poll_point() {
+    // SAFETY: the thread-local points to this thread's live worker, or is null.
+    if let Some(w) = unsafe { WorkerThread::current().as_ref() } {
+        w.poll();
+    }
+}
+
 impl<Iter> ParallelIterator for IterBridge<Iter>
 where
     Iter: Iterator + Send,
@@ -96,6 +110,7 @@ where
                 if done.load(Ordering::Relaxed) || consumer.full() {
                     return None;
                 }
+                poll_point();
                 let mut iter = source.lock().unwrap_or_else(PoisonError::into_inner);
                 let item = iter.as_mut()?.next();
                 if item.is_none() {
