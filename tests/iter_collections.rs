@@ -1073,3 +1073,69 @@ fn sources_and_string_drain_match_std() {
         },
     );
 }
+
+#[test]
+fn blocks_match_std() {
+    everywhere("by_exponential_blocks/by_uniform_blocks", |ctx, n| {
+        let v = data(n, 51);
+        same(
+            ctx,
+            "exponential collect",
+            v.par_iter().copied().by_exponential_blocks().collect(),
+            v.clone(),
+        );
+        for size in [1, 7, 1000] {
+            same(
+                ctx,
+                "uniform collect",
+                v.par_iter().copied().by_uniform_blocks(size).collect(),
+                v.clone(),
+            );
+            let first = v
+                .par_iter()
+                .copied()
+                .enumerate()
+                .by_uniform_blocks(size)
+                .find_first(|&(_, x)| x > 900);
+            let seq = v.iter().copied().enumerate().find(|&(_, x)| x > 900);
+            assert_eq!(first, seq, "uniform find_first {ctx}");
+        }
+        let first = v
+            .par_iter()
+            .copied()
+            .enumerate()
+            .by_exponential_blocks()
+            .find_first(|&(_, x)| x > 900);
+        assert_eq!(
+            first,
+            v.iter().copied().enumerate().find(|&(_, x)| x > 900),
+            "exponential find_first {ctx}"
+        );
+        let last = v
+            .par_iter()
+            .copied()
+            .enumerate()
+            .by_exponential_blocks()
+            .find_last(|&(_, x)| x < 10);
+        assert_eq!(
+            last,
+            v.iter().copied().enumerate().rfind(|&(_, x)| x < 10),
+            "exponential find_last {ctx}"
+        );
+        assert_eq!(v.par_iter().by_exponential_blocks().count(), n);
+        // A search that succeeds early does not walk the rest.
+        let seen = AtomicUsize::new(0);
+        let found = (0..1_000_000u64)
+            .into_par_iter()
+            .by_exponential_blocks()
+            .inspect(|_| {
+                seen.fetch_add(1, Ordering::Relaxed);
+            })
+            .find_first(|&x| x == 3);
+        assert_eq!(found, Some(3));
+        assert!(
+            seen.load(Ordering::Relaxed) < 1_000_000,
+            "exponential blocks stop early {ctx}"
+        );
+    });
+}

@@ -35,6 +35,7 @@
 //! measuring a schedule's imbalance ([`LoopReport`]).
 
 mod any_order;
+mod blocks;
 mod bridge;
 mod chain;
 mod chunks;
@@ -68,6 +69,7 @@ mod with;
 mod zip;
 
 pub use any_order::{FoldChunksWith, PanicFuse, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile};
+pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
 pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
@@ -1264,6 +1266,37 @@ pub trait IndexedParallelIterator: ParallelIterator {
         F: Fn(T, Self::Item) -> T + Send + Sync,
     {
         FoldChunksWith::new(self, chunk_size, init, fold_op)
+    }
+
+    /// Runs the iterator as a sequence of parallel loops over consecutive blocks, the first
+    /// as long as the pool has workers and each next one twice as long as the one before. A
+    /// search that succeeds in an early block (`find_first`, `any`, `take_any`, …) never starts
+    /// the later ones. The result is unindexed, as in rayon.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let first = (0..1_000_000u64).into_par_iter().by_exponential_blocks().find_first(|&x| x % 7 == 6);
+    /// assert_eq!(first, Some(6));
+    /// ```
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
+    }
+
+    /// Runs the iterator as a sequence of parallel loops over consecutive blocks of
+    /// `block_size` items (the last may be shorter); see
+    /// [`IndexedParallelIterator::by_exponential_blocks`].
+    ///
+    /// # Panics
+    ///
+    /// If `block_size` is zero.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (0..100u32).into_par_iter().by_uniform_blocks(30).collect();
+    /// assert_eq!(v, (0..100).collect::<Vec<_>>());
+    /// ```
+    fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
+        UniformBlocks::new(self, block_size)
     }
 
     /// Calls `op` on every item, like [`ParallelIterator::for_each`], and reports when each
