@@ -1139,3 +1139,84 @@ fn blocks_match_std() {
         );
     });
 }
+
+#[test]
+fn intersperse_matches_std() {
+    everywhere("intersperse", |ctx, n| {
+        let v = data(n, 61);
+        let mut seq: Vec<u32> = Vec::new();
+        for (i, &x) in v.iter().enumerate() {
+            if i > 0 {
+                seq.push(5000);
+            }
+            seq.push(x);
+        }
+        let inter = || v.par_iter().copied().intersperse(5000);
+        assert_eq!(inter().len(), seq.len(), "{ctx}");
+        same(ctx, "intersperse", inter().collect(), seq.clone());
+        same(
+            ctx,
+            "intersperse rev",
+            inter().rev().collect(),
+            seq.iter().rev().copied().collect(),
+        );
+        same(
+            ctx,
+            "intersperse max_len 1",
+            inter().with_max_len(1).collect(),
+            seq.clone(),
+        );
+        for s in schedules_for(seq.len()) {
+            same(
+                ctx,
+                "intersperse schedule",
+                inter().with_schedule(s).collect(),
+                seq.clone(),
+            );
+        }
+        let k = seq.len() / 3;
+        same(
+            ctx,
+            "intersperse skip",
+            inter().skip(k).collect(),
+            seq[k..].to_vec(),
+        );
+        assert_eq!(inter().count(), seq.len());
+        // Unindexed bases: the consumer path.
+        let evens: Vec<u32> = v.iter().copied().filter(|x| x % 2 == 0).collect();
+        let mut seq: Vec<u32> = Vec::new();
+        for (i, &x) in evens.iter().enumerate() {
+            if i > 0 {
+                seq.push(1);
+            }
+            seq.push(x);
+        }
+        same(
+            ctx,
+            "intersperse filter",
+            v.par_iter()
+                .copied()
+                .filter(|x| x % 2 == 0)
+                .intersperse(1)
+                .collect(),
+            seq.clone(),
+        );
+        assert_eq!(
+            v.par_iter()
+                .copied()
+                .filter(|x| x % 2 == 0)
+                .intersperse(1)
+                .count(),
+            seq.len()
+        );
+        let t = text(n, 62);
+        let words: Vec<&str> = t.split_whitespace().collect();
+        assert_eq!(
+            t.par_split_whitespace()
+                .intersperse("|")
+                .collect::<String>(),
+            words.join("|"),
+            "{ctx}"
+        );
+    });
+}

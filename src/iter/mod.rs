@@ -53,6 +53,7 @@ mod flat_map;
 mod fold;
 mod indexed;
 mod interleave;
+mod intersperse;
 mod map;
 mod peek;
 pub mod plumbing;
@@ -83,6 +84,7 @@ pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::Fold;
 pub use indexed::{FoldChunks, IterChunks, Rev, Skip, StepBy, Take};
 pub use interleave::{Interleave, InterleaveShortest};
+pub use intersperse::Intersperse;
 pub use map::{Cloned, Copied, Map};
 pub use peek::{Inspect, Positions, Update, WhileSome, ZipEq};
 pub use range::RangeIter;
@@ -848,6 +850,22 @@ pub trait ParallelIterator: Sized + Send {
             a.append(&mut b);
             a
         })
+    }
+
+    /// Puts a clone of `element` between every two items.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (1..4u32).into_par_iter().intersperse(0).collect();
+    /// assert_eq!(v, [1, 0, 2, 0, 3]);
+    /// let s: String = "a b c".par_split_whitespace().intersperse("+").collect();
+    /// assert_eq!(s, "a+b+c");
+    /// ```
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, element)
     }
 
     /// Collects the items, in order, into a collection (a `Vec`, `String`, map, set, …).
