@@ -1220,3 +1220,59 @@ fn intersperse_matches_std() {
         );
     });
 }
+
+/// The children of node `i` in a tree of `n` nodes where node `i`'s children are `k*i+1 ..=
+/// k*i+k` (a complete `k`-ary tree), or, for `k == 1`, a chain.
+fn tree_children(n: usize, k: usize) -> impl Fn(&usize) -> Vec<usize> + Sync + Send {
+    move |&i| (k * i + 1..=k * i + k).filter(|&c| c < n).collect()
+}
+
+fn prefix_seq(root: usize, children: &dyn Fn(&usize) -> Vec<usize>, out: &mut Vec<usize>) {
+    out.push(root);
+    for c in children(&root) {
+        prefix_seq(c, children, out);
+    }
+}
+
+fn postfix_seq(root: usize, children: &dyn Fn(&usize) -> Vec<usize>, out: &mut Vec<usize>) {
+    for c in children(&root) {
+        postfix_seq(c, children, out);
+    }
+    out.push(root);
+}
+
+#[test]
+fn walk_tree_matches_recursion() {
+    everywhere("walk_tree", |ctx, n| {
+        use hypersteal::iter::{walk_tree, walk_tree_postfix, walk_tree_prefix};
+        let n = n.max(1);
+        for k in [1, 2, 3, 7] {
+            // Chains stay short: the sequential oracle recurses.
+            if k == 1 && n > 1000 {
+                continue;
+            }
+            let children = tree_children(n, k);
+            let (mut pre, mut post) = (Vec::new(), Vec::new());
+            prefix_seq(0, &children, &mut pre);
+            postfix_seq(0, &children, &mut post);
+            same(
+                ctx,
+                "walk_tree_prefix",
+                walk_tree_prefix(0, tree_children(n, k)).collect(),
+                pre,
+            );
+            same(
+                ctx,
+                "walk_tree_postfix",
+                walk_tree_postfix(0, tree_children(n, k)).collect(),
+                post,
+            );
+            let all: Vec<usize> = walk_tree(0, tree_children(n, k)).collect();
+            same(ctx, "walk_tree", sorted(all), (0..n).collect());
+            assert_eq!(
+                walk_tree_prefix(0, tree_children(n, k)).find_first(|&i| i == n - 1),
+                Some(n - 1)
+            );
+        }
+    });
+}

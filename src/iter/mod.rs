@@ -66,6 +66,7 @@ pub mod strings;
 mod try_ops;
 mod tuning;
 mod vec;
+mod walk_tree;
 mod with;
 mod zip;
 
@@ -96,6 +97,9 @@ pub use strings::{ParallelString, Pattern};
 pub use try_ops::{Try, TryFold, TryFoldWith};
 pub use tuning::{MaxLen, MinLen, WithSchedule};
 pub use vec::IntoIter;
+pub use walk_tree::{
+    walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree, WalkTreePostfix, WalkTreePrefix,
+};
 pub use with::{FoldWith, MapInit, MapWith};
 pub use zip::Zip;
 
