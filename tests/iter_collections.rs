@@ -1276,3 +1276,72 @@ fn walk_tree_matches_recursion() {
         }
     });
 }
+
+#[test]
+fn collect_and_extend_pairs_cows_refs() {
+    everywhere("collect/extend extras", |ctx, n| {
+        use hypersteal::iter::Either;
+        use std::borrow::Cow;
+        let v = data(n, 71);
+        let (a, b): (Vec<u32>, VecDeque<usize>) =
+            v.par_iter().map(|&x| (x, x as usize * 2)).collect();
+        assert_eq!(a, v, "{ctx}");
+        assert_eq!(
+            b,
+            v.iter().map(|&x| x as usize * 2).collect::<VecDeque<_>>(),
+            "{ctx}"
+        );
+        let (l, r): (Vec<u32>, Vec<u32>) = v
+            .par_iter()
+            .map(|&x| {
+                if x % 2 == 0 {
+                    Either::Left(x)
+                } else {
+                    Either::Right(x)
+                }
+            })
+            .collect();
+        assert_eq!(
+            l,
+            v.iter().copied().filter(|x| x % 2 == 0).collect::<Vec<_>>(),
+            "{ctx}"
+        );
+        assert_eq!(
+            r,
+            v.iter().copied().filter(|x| x % 2 == 1).collect::<Vec<_>>(),
+            "{ctx}"
+        );
+        let mut pair = (vec![1u32], vec![2usize]);
+        pair.par_extend(v.par_iter().map(|&x| (x, x as usize)));
+        assert_eq!(pair.0.len(), n + 1);
+        let mut sides = (Vec::<u32>::new(), Vec::<u32>::new());
+        sides.par_extend(v.par_iter().map(|&x| {
+            if x < 500 {
+                Either::Left(x)
+            } else {
+                Either::Right(x)
+            }
+        }));
+        assert_eq!(sides.0.len() + sides.1.len(), n);
+        let cow: Cow<'_, [u32]> = v.par_iter().copied().collect();
+        assert_eq!(&*cow, &v[..], "{ctx}");
+        let t = text(n, 72);
+        let chars: Vec<char> = t.chars().collect();
+        assert_eq!(chars.par_iter().collect::<String>(), t, "{ctx}");
+        let boxed: String = t.par_split(',').map(Box::<str>::from).collect();
+        assert_eq!(boxed, t.split(',').collect::<String>(), "{ctx}");
+        let cows: String = t.par_split(',').map(Cow::Borrowed).collect();
+        assert_eq!(cows, t.split(',').collect::<String>(), "{ctx}");
+        let mut set: HashSet<u32> = HashSet::new();
+        set.par_extend(v.par_iter());
+        assert_eq!(set, v.iter().copied().collect::<HashSet<_>>(), "{ctx}");
+        let mut map: BTreeMap<u32, u32> = BTreeMap::new();
+        let pairs: Vec<(u32, u32)> = v.iter().map(|&x| (x, x + 1)).collect();
+        map.par_extend(pairs.par_iter().map(|(k, v)| (k, v)));
+        assert_eq!(
+            map,
+            pairs.iter().copied().collect::<BTreeMap<_, _>>(),
+            "{ctx}"
+        );
+    });
+}
