@@ -80,6 +80,38 @@ pub use builder::{
     BuildError, BuildError as ThreadPoolBuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN,
     ENV_POLICY, ENV_TOPOLOGY,
 };
+pub use iter::{array, collections, option, result};
+
+/// rayon's `range` module: the parallel iterator of `a..b` for every integer type and `char`.
+pub mod range {
+    pub use crate::iter::RangeIter as Iter;
+}
+
+/// rayon's `range_inclusive` module: the parallel iterator of `a..=b` (the same type as `a..b`'s
+/// here).
+pub mod range_inclusive {
+    pub use crate::iter::RangeIter as Iter;
+}
+
+/// rayon's `slice` module: the parallel slice traits and their iterators.
+pub mod slice {
+    pub use crate::iter::{Chunks, ChunksMut, Iter, IterMut, ParallelSlice, ParallelSliceMut};
+}
+
+/// rayon's `str` module: the parallel string trait and its iterators.
+pub mod str {
+    pub use crate::iter::strings::*;
+}
+
+/// rayon's `string` module: the parallel drain of a `String`.
+pub mod string {
+    pub use crate::iter::StringDrain as Drain;
+}
+
+/// rayon's `vec` module: a `Vec`'s parallel iterator by value and its parallel drain.
+pub mod vec {
+    pub use crate::iter::{Drain, IntoIter};
+}
 pub use join::{join, join_context, FnContext};
 pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy, PolicyError};
 pub use pool::ThreadPool;

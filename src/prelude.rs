@@ -3,5 +3,6 @@
 
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
-    IntoParallelRefMutIterator, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
+    IntoParallelRefMutIterator, ParallelDrainFull, ParallelDrainRange, ParallelExtend,
+    ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
 };

@@ -99,12 +99,13 @@ fn halves(
 }
 
 #[test]
-fn split_cuts_until_the_splitter_declines_and_keeps_order() {
+fn split_pieces_come_from_the_splitter_and_keep_order() {
     in_every_pool("split", |pool, what| {
         pool.install(|| {
             for (end, leaf) in [(0u32, 4u32), (1, 4), (1000, 7), (100_000, 64)] {
+                // Like rayon's, the split stops cutting where no worker is idle to take a half,
+                // so pieces may be larger than `leaf`; they still cover the data in order.
                 let pieces: Vec<std::ops::Range<u32>> = iter::split(0..end, halves(leaf)).collect();
-                assert!(pieces.iter().all(|p| p.end - p.start <= leaf), "{what}");
                 let flat: Vec<u32> = pieces.into_iter().flatten().collect();
                 let want: Vec<u32> = (0..end).collect();
                 assert_eq!(flat, want, "{what}, 0..{end} by {leaf}");

@@ -317,6 +317,64 @@ impl FromParallelIterator<String> for String {
     }
 }
 
+impl<'a> FromParallelIterator<&'a char> for String {
+    fn from_par_iter<I: IntoParallelIterator<Item = &'a char>>(par_iter: I) -> Self {
+        collect_vec(par_iter).into_iter().collect()
+    }
+}
+
+impl FromParallelIterator<Box<str>> for String {
+    fn from_par_iter<I: IntoParallelIterator<Item = Box<str>>>(par_iter: I) -> Self {
+        collect_vec(par_iter).concat()
+    }
+}
+
+impl<'a> FromParallelIterator<std::borrow::Cow<'a, str>> for String {
+    fn from_par_iter<I: IntoParallelIterator<Item = std::borrow::Cow<'a, str>>>(
+        par_iter: I,
+    ) -> Self {
+        collect_vec(par_iter).concat()
+    }
+}
+
+/// A `Cow` collects into its owned form.
+impl<'a, C, T> FromParallelIterator<T> for std::borrow::Cow<'a, C>
+where
+    C: ToOwned + ?Sized,
+    C::Owned: FromParallelIterator<T>,
+    T: Send,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        std::borrow::Cow::Owned(C::Owned::from_par_iter(par_iter))
+    }
+}
+
+/// Pairs collect into two collections, in order: `unzip`.
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Default + Send + crate::iter::ParallelExtend<A>,
+    FromB: Default + Send + crate::iter::ParallelExtend<B>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().unzip()
+    }
+}
+
+/// `Either`s collect into two collections, lefts and rights, in order: `partition_map`.
+impl<L, R, A, B> FromParallelIterator<either::Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Default + Send + crate::iter::ParallelExtend<L>,
+    B: Default + Send + crate::iter::ParallelExtend<R>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = either::Either<L, R>>>(par_iter: I) -> Self {
+        par_iter.into_par_iter().partition_map(|e| e)
+    }
+}
+
 impl FromParallelIterator<()> for () {
     fn from_par_iter<I: IntoParallelIterator<Item = ()>>(par_iter: I) -> Self {
         par_iter.into_par_iter().drive(UnitConsumer)

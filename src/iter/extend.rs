@@ -65,6 +65,56 @@ extend_sequentially! {
     [] String, char;
     ['a] String, &'a str;
     [] String, String;
+    ['a] String, &'a char;
+    [] String, Box<str>;
+    ['a] String, std::borrow::Cow<'a, str>;
+    ['a, T: Copy + Send + Sync + 'a] VecDeque<T>, &'a T;
+    ['a, T: Copy + Send + Sync + 'a] LinkedList<T>, &'a T;
+    ['a, T: Copy + Send + Sync + Ord + 'a] BinaryHeap<T>, &'a T;
+    ['a, T: Copy + Send + Sync + Eq + Hash + 'a, S: BuildHasher] HashSet<T, S>, &'a T;
+    ['a, T: Copy + Send + Sync + Ord + 'a] BTreeSet<T>, &'a T;
+    [
+        'a,
+        K: Copy + Send + Sync + Eq + Hash + 'a,
+        V: Copy + Send + Sync + 'a,
+        S: BuildHasher,
+    ] HashMap<K, V, S>, (&'a K, &'a V);
+    ['a, K: Copy + Send + Sync + Ord + 'a, V: Copy + Send + Sync + 'a] BTreeMap<K, V>,
+        (&'a K, &'a V);
+}
+
+/// Pairs extend two collections at once, in order (`unzip` into existing collections).
+impl<A, B, EA, EB> ParallelExtend<(A, B)> for (EA, EB)
+where
+    A: Send,
+    B: Send,
+    EA: ParallelExtend<A>,
+    EB: ParallelExtend<B>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
+        let (a, b) = par_iter.into_par_iter().drive(UnzipConsumer);
+        extend_with(&mut self.0, a);
+        extend_with(&mut self.1, b);
+    }
+}
+
+/// `Either`s extend the left collection with their `Left`s and the right one with their
+/// `Right`s, in order (`partition_map` into existing collections).
+impl<L, R, A, B> ParallelExtend<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: ParallelExtend<L>,
+    B: ParallelExtend<R>,
+{
+    fn par_extend<I: IntoParallelIterator<Item = Either<L, R>>>(&mut self, par_iter: I) {
+        let identity = |e: Either<L, R>| e;
+        let (left, right) = par_iter
+            .into_par_iter()
+            .drive(PartitionConsumer::new(&identity));
+        extend_with(&mut self.0, left);
+        extend_with(&mut self.1, right);
+    }
 }
 
 /// Appends the concatenated `pieces` to `target` through its [`ParallelExtend`].

@@ -34,10 +34,16 @@
 //! [`IndexedParallelIterator::for_each_with_report`] reports when each worker finished, for
 //! measuring a schedule's imbalance ([`LoopReport`]).
 
+mod any_order;
+mod blocks;
+mod bridge;
 mod chain;
 mod chunks;
 mod collect;
+pub mod collections;
 mod consumers;
+mod divide;
+mod drain;
 mod driver;
 mod enumerate;
 mod extend;
@@ -46,6 +52,8 @@ mod find;
 mod flat_map;
 mod fold;
 mod indexed;
+mod interleave;
+mod intersperse;
 mod map;
 mod peek;
 pub mod plumbing;
@@ -55,16 +63,23 @@ mod schedule;
 mod sides;
 mod slice;
 mod sort;
-mod sources;
+pub mod sources;
+pub mod strings;
 mod try_ops;
 mod tuning;
 mod tuples;
 mod vec;
+mod walk_tree;
 mod with;
 mod zip;
 
+pub use any_order::{FoldChunksWith, PanicFuse, SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile};
+pub use blocks::{ExponentialBlocks, UniformBlocks};
+pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
 pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
+pub use collections::{array, option, result};
+pub use drain::{Drain, ParallelDrainFull, ParallelDrainRange, StringDrain};
 pub use either::Either;
 pub use enumerate::Enumerate;
 pub use extend::ParallelExtend;
@@ -72,22 +87,25 @@ pub use filter::{Filter, FilterMap};
 pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::Fold;
 pub use indexed::{FoldChunks, IterChunks, Rev, Skip, StepBy, Take};
+pub use interleave::{Interleave, InterleaveShortest};
+pub use intersperse::Intersperse;
 pub use map::{Cloned, Copied, Map};
 pub use peek::{Inspect, Positions, Update, WhileSome, ZipEq};
 pub use range::RangeIter;
 pub use report::{LoopReport, WorkerFinish};
 pub use schedule::{ParseScheduleError, Schedule};
 pub use slice::{Iter, IterMut};
-#[allow(deprecated)]
-pub use sources::repeatn;
 pub use sources::{
-    empty, once, repeat, repeat_n, split, walk_tree, walk_tree_postfix, walk_tree_prefix, Empty,
-    Once, Repeat, RepeatN, Split, WalkTree,
+    empty, once, repeat, repeat_n, repeatn, split, Empty, Once, Repeat, RepeatN, Split,
 };
+pub use strings::{ParallelString, Pattern};
 pub use try_ops::{Try, TryFold, TryFoldWith};
 pub use tuning::{MaxLen, MinLen, WithSchedule};
 pub use tuples::MultiZip;
 pub use vec::IntoIter;
+pub use walk_tree::{
+    walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree, WalkTreePostfix, WalkTreePrefix,
+};
 pub use with::{FoldWith, MapInit, MapWith};
 pub use zip::Zip;
 
@@ -754,6 +772,112 @@ pub trait ParallelIterator: Sized + Send {
         (a, b)
     }
 
+    /// Keeps at most `n` items, *any* `n` of them (not necessarily the first): cheaper than
+    /// [`IndexedParallelIterator::take`] and available on unindexed iterators. The items kept
+    /// still come out in order relative to each other.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let some: Vec<u32> = (0..100u32).into_par_iter().take_any(10).collect();
+    /// assert_eq!(some.len(), 10);
+    /// assert!(some.windows(2).all(|w| w[0] < w[1]));
+    /// ```
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        TakeAny::new(self, n)
+    }
+
+    /// Drops `n` items, *any* `n` of them (not necessarily the first), and yields the rest.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// assert_eq!((0..100u32).into_par_iter().skip_any(10).count(), 90);
+    /// ```
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        SkipAny::new(self, n)
+    }
+
+    /// Yields items while `predicate` holds; once it fails for any item, in any piece, the
+    /// iterator stops taking items. Items that pass may still be skipped if another piece
+    /// failed first, and (unlike std's `take_while`) items after a failing one may have been
+    /// taken by pieces that ran earlier.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let small: Vec<u32> = (0..100u32).into_par_iter().take_any_while(|&x| x < 50).collect();
+    /// assert!(small.iter().all(|&x| x < 50));
+    /// ```
+    fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        TakeAnyWhile::new(self, predicate)
+    }
+
+    /// Drops items while `predicate` holds; once it fails for any item, in any piece, every
+    /// later-examined item is yielded. Every item that fails the predicate is yielded.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let big: Vec<u32> = (0..100u32).into_par_iter().skip_any_while(|&x| x < 50).collect();
+    /// assert!((50..100).all(|x| big.contains(&x)));
+    /// ```
+    fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        SkipAnyWhile::new(self, predicate)
+    }
+
+    /// Stops every piece at its next item once the processing of an item has panicked, rather
+    /// than letting pieces already started run to their end. The panic still resumes in the
+    /// caller.
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
+    }
+
+    /// Collects the items into a list of vectors, in order: one vector per piece of the loop,
+    /// without copying the pieces into one vector.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let list = (0..1000u32).into_par_iter().collect_vec_list();
+    /// let flat: Vec<u32> = list.into_iter().flatten().collect();
+    /// assert_eq!(flat, (0..1000).collect::<Vec<_>>());
+    /// ```
+    fn collect_vec_list(self) -> std::collections::LinkedList<Vec<Self::Item>> {
+        self.fold(Vec::new, |mut v, x| {
+            v.push(x);
+            v
+        })
+        .map(|v| {
+            let mut list = std::collections::LinkedList::new();
+            if !v.is_empty() {
+                list.push_back(v);
+            }
+            list
+        })
+        .reduce(std::collections::LinkedList::new, |mut a, mut b| {
+            a.append(&mut b);
+            a
+        })
+    }
+
+    /// Puts a clone of `element` between every two items.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (1..4u32).into_par_iter().intersperse(0).collect();
+    /// assert_eq!(v, [1, 0, 2, 0, 3]);
+    /// let s: String = "a b c".par_split_whitespace().intersperse("+").collect();
+    /// assert_eq!(s, "a+b+c");
+    /// ```
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, element)
+    }
+
     /// Collects the items, in order, into a collection (a `Vec`, `String`, map, set, …).
     fn collect<C>(self) -> C
     where
@@ -1111,6 +1235,96 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn with_schedule(self, schedule: Schedule) -> WithSchedule<Self> {
         WithSchedule::new(self, schedule)
+    }
+
+    /// Alternates the items of `self` and `other`, starting with `self`; once one runs out,
+    /// the rest of the other follows.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = vec![1, 2, 3, 4].into_par_iter().interleave(vec![10, 20]).collect();
+    /// assert_eq!(v, [1, 10, 2, 20, 3, 4]);
+    /// ```
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator<Item = Self::Item>,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// Alternates the items of `self` and `other`, starting with `self`, and stops as soon as
+    /// the side whose turn it is has run out.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> =
+    ///     vec![1, 2, 3, 4].into_par_iter().interleave_shortest(vec![10, 20]).collect();
+    /// assert_eq!(v, [1, 10, 2, 20, 3]);
+    /// ```
+    fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator<Item = Self::Item>,
+    {
+        InterleaveShortest::new(self, other.into_par_iter())
+    }
+
+    /// Folds every `chunk_size` consecutive items (the last chunk may be shorter), each chunk
+    /// from its own clone of `init`: [`IndexedParallelIterator::fold_chunks`] with a value
+    /// instead of an identity closure.
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is zero.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let sums: Vec<u32> = (1..=7u32).into_par_iter().fold_chunks_with(3, 0, |a, x| a + x).collect();
+    /// assert_eq!(sums, [6, 15, 7]);
+    /// ```
+    fn fold_chunks_with<T, F>(
+        self,
+        chunk_size: usize,
+        init: T,
+        fold_op: F,
+    ) -> FoldChunksWith<Self, T, F>
+    where
+        T: Send + Clone,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+    {
+        FoldChunksWith::new(self, chunk_size, init, fold_op)
+    }
+
+    /// Runs the iterator as a sequence of parallel loops over consecutive blocks, the first
+    /// as long as the pool has workers and each next one twice as long as the one before. A
+    /// search that succeeds in an early block (`find_first`, `any`, `take_any`, …) never starts
+    /// the later ones. The result is unindexed, as in rayon.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let first = (0..1_000_000u64).into_par_iter().by_exponential_blocks().find_first(|&x| x % 7 == 6);
+    /// assert_eq!(first, Some(6));
+    /// ```
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
+    }
+
+    /// Runs the iterator as a sequence of parallel loops over consecutive blocks of
+    /// `block_size` items (the last may be shorter); see
+    /// [`IndexedParallelIterator::by_exponential_blocks`].
+    ///
+    /// # Panics
+    ///
+    /// If `block_size` is zero.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v: Vec<u32> = (0..100u32).into_par_iter().by_uniform_blocks(30).collect();
+    /// assert_eq!(v, (0..100).collect::<Vec<_>>());
+    /// ```
+    fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
+        UniformBlocks::new(self, block_size)
     }
 
     /// Calls `op` on every item, like [`ParallelIterator::for_each`], and reports when each

@@ -1,5 +1,7 @@
-//! Integer ranges (`a..b`, `a..=b`) as indexed parallel iterators.
+//! Integer and char ranges (`a..b`, `a..=b`) as parallel iterators: indexed, except the 128-bit
+//! ones (as in rayon).
 
+use crate::iter::divide::{bridge_divisible, Divisible};
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
 use crate::iter::{DriveCallback, IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::ops::{Range, RangeInclusive};
@@ -103,4 +105,170 @@ fn range_len(start: i128, end: i128) -> usize {
         return 0;
     }
     usize::try_from(end - start).expect("a parallel range has at most usize::MAX items")
+}
+
+/// 128-bit ranges may hold more than `usize::MAX` items, so, as in rayon, they are unindexed:
+/// the range is halved while the split budget lasts (see `divide.rs`).
+macro_rules! wide_range_impls {
+    ($($t:ty),*) => {$(
+        impl IntoParallelIterator for Range<$t> {
+            type Iter = RangeIter<$t>;
+            type Item = $t;
+
+            fn into_par_iter(self) -> RangeIter<$t> {
+                RangeIter { range: self, last: None }
+            }
+        }
+
+        impl IntoParallelIterator for RangeInclusive<$t> {
+            type Iter = RangeIter<$t>;
+            type Item = $t;
+
+            fn into_par_iter(self) -> RangeIter<$t> {
+                let (start, end) = self.clone().into_inner();
+                if self.is_empty() {
+                    RangeIter { range: start..start, last: None }
+                } else {
+                    RangeIter { range: start..end, last: Some(end) }
+                }
+            }
+        }
+
+        impl ParallelIterator for RangeIter<$t> {
+            type Item = $t;
+
+            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
+                bridge_divisible(RangeProducer { range: self.range, last: self.last }, &consumer)
+            }
+        }
+
+        impl Divisible for RangeProducer<$t> {
+            type Item = $t;
+
+            fn divide(self) -> (Self, Option<Self>) {
+                let Range { start, end } = self.range;
+                if end <= start || end.abs_diff(start) < 2 {
+                    return (self, None);
+                }
+                let mid = start + (end.abs_diff(start) / 2) as $t;
+                (
+                    RangeProducer { range: start..mid, last: None },
+                    Some(RangeProducer { range: mid..end, last: self.last }),
+                )
+            }
+
+            fn fold_with<C: Consumer<$t>>(self, consumer: &C) -> C::Result {
+                consumer.consume(self.range.chain(self.last))
+            }
+        }
+    )*};
+}
+
+wide_range_impls!(u128, i128);
+
+/// A char's position among the chars: its code point, less the surrogate gap for those above it.
+fn char_position(c: char) -> u32 {
+    let c = c as u32;
+    if c >= 0xE000 {
+        c - 0x800
+    } else {
+        c
+    }
+}
+
+/// The char at a position (the inverse of [`char_position`]).
+fn char_at(position: u32) -> char {
+    let code = if position >= 0xD800 {
+        position + 0x800
+    } else {
+        position
+    };
+    char::from_u32(code).expect("a char range holds only chars")
+}
+
+impl IntoParallelIterator for Range<char> {
+    type Iter = RangeIter<char>;
+    type Item = char;
+
+    fn into_par_iter(self) -> RangeIter<char> {
+        RangeIter {
+            range: self,
+            last: None,
+        }
+    }
+}
+
+impl IntoParallelIterator for RangeInclusive<char> {
+    type Iter = RangeIter<char>;
+    type Item = char;
+
+    /// `'a'..='z'` keeps its last char apart, as `char::MAX` has no successor.
+    fn into_par_iter(self) -> RangeIter<char> {
+        let (start, end) = self.clone().into_inner();
+        if self.is_empty() {
+            RangeIter {
+                range: start..start,
+                last: None,
+            }
+        } else {
+            RangeIter {
+                range: start..end,
+                last: Some(end),
+            }
+        }
+    }
+}
+
+impl RangeIter<char> {
+    /// The positions (see [`char_position`]) of the chars, `last` included.
+    fn char_positions(&self) -> Range<u32> {
+        let start = char_position(self.range.start);
+        let end = match self.last {
+            Some(last) => char_position(last) + 1,
+            None => char_position(self.range.end),
+        };
+        start..end.max(start)
+    }
+}
+
+impl ParallelIterator for RangeIter<char> {
+    type Item = char;
+
+    fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
+        self.with_producer(DriveCallback { consumer })
+    }
+}
+
+impl IndexedParallelIterator for RangeIter<char> {
+    fn len(&self) -> usize {
+        self.char_positions().len()
+    }
+
+    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+        callback.callback(CharProducer(RangeProducer {
+            range: self.char_positions(),
+            last: None,
+        }))
+    }
+}
+
+/// A piece of a char range: the positions of its chars.
+struct CharProducer(RangeProducer<u32>);
+
+impl Producer for CharProducer {
+    type Item = char;
+    type IntoIter = std::iter::Map<<RangeProducer<u32> as Producer>::IntoIter, fn(u32) -> char>;
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (l, r) = self.0.split_at(index);
+        (CharProducer(l), CharProducer(r))
+    }
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter().map(char_at as fn(u32) -> char)
+    }
 }

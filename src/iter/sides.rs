@@ -1,14 +1,11 @@
 //! [`Either`] of two parallel iterators is a parallel iterator (whichever side it holds), and
-//! an `Either` of two collections is extended through the side it holds; collections of `Copy`
-//! items are also extended from references, as `Vec` is.
+//! an `Either` of two collections is extended through the side it holds.
 
 use crate::iter::plumbing::{Consumer, ProducerCallback};
 use crate::iter::{
     IndexedParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator,
 };
 use either::Either;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
-use std::hash::{BuildHasher, Hash};
 
 /// Runs whichever iterator the `Either` holds.
 ///
@@ -73,26 +70,4 @@ where
             Either::Right(r) => r.par_extend(par_iter),
         }
     }
-}
-
-/// Collections of `Copy` items extended from references to items.
-macro_rules! extend_from_refs {
-    ($([$($gen:tt)*] $coll:ty, $item:ty, $owned:ty, $copy:expr;)*) => {$(
-        impl<'a, $($gen)*> ParallelExtend<$item> for $coll {
-            fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
-                self.par_extend(par_iter.into_par_iter().map($copy as fn($item) -> $owned));
-            }
-        }
-    )*};
-}
-
-extend_from_refs! {
-    [T: Copy + Send + Sync + 'a] VecDeque<T>, &'a T, T, |x: &T| *x;
-    [T: Copy + Send + Sync + 'a] LinkedList<T>, &'a T, T, |x: &T| *x;
-    [T: Copy + Ord + Send + Sync + 'a] BinaryHeap<T>, &'a T, T, |x: &T| *x;
-    [T: Copy + Eq + Hash + Send + Sync + 'a, S: BuildHasher + Send] HashSet<T, S>, &'a T, T, |x: &T| *x;
-    [T: Copy + Ord + Send + Sync + 'a] BTreeSet<T>, &'a T, T, |x: &T| *x;
-    [K: Copy + Eq + Hash + Send + Sync + 'a, V: Copy + Send + Sync + 'a, S: BuildHasher + Send] HashMap<K, V, S>, (&'a K, &'a V), (K, V), |(k, v): (&K, &V)| (*k, *v);
-    [K: Copy + Ord + Send + Sync + 'a, V: Copy + Send + Sync + 'a] BTreeMap<K, V>, (&'a K, &'a V), (K, V), |(k, v): (&K, &V)| (*k, *v);
-    [] String, &'a char, char, |c: &char| *c;
 }

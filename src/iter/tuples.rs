@@ -1,75 +1,8 @@
-//! Tuples: collecting and extending pairs side by side (`(Vec<A>, Vec<B>)` from pairs or from
-//! [`Either`]s), and [`MultiZip`], tuples of indexed iterators walked in lockstep.
+//! [`MultiZip`]: tuples of indexed iterators walked in lockstep. (Collecting and extending pairs
+//! side by side is in `collect.rs` and `extend.rs`.)
 
 use crate::iter::plumbing::{Consumer, ProducerCallback};
-use crate::iter::{
-    FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, Map, ParallelExtend,
-    ParallelIterator, Zip,
-};
-use either::Either;
-
-/// Pairs collect into two collections side by side, as [`ParallelIterator::unzip`] does.
-///
-/// ```
-/// use hypersteal::prelude::*;
-/// let (evens, odds): (Vec<u32>, Vec<u32>) = (0..4u32).into_par_iter().map(|i| (2 * i, 2 * i + 1)).collect();
-/// assert_eq!((evens, odds), (vec![0, 2, 4, 6], vec![1, 3, 5, 7]));
-/// ```
-impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
-where
-    A: Send,
-    B: Send,
-    FromA: Default + Send + ParallelExtend<A>,
-    FromB: Default + Send + ParallelExtend<B>,
-{
-    fn from_par_iter<I: IntoParallelIterator<Item = (A, B)>>(par_iter: I) -> Self {
-        par_iter.into_par_iter().unzip()
-    }
-}
-
-/// `Either`s collect into two collections, lefts and rights, as
-/// [`ParallelIterator::partition_map`] sorts them.
-impl<L, R, A, B> FromParallelIterator<Either<L, R>> for (A, B)
-where
-    L: Send,
-    R: Send,
-    A: Default + Send + ParallelExtend<L>,
-    B: Default + Send + ParallelExtend<R>,
-{
-    fn from_par_iter<I: IntoParallelIterator<Item = Either<L, R>>>(par_iter: I) -> Self {
-        par_iter.into_par_iter().partition_map(|e| e)
-    }
-}
-
-/// Extends two collections side by side with the halves of each pair, in order.
-impl<A, B, ExtA, ExtB> ParallelExtend<(A, B)> for (ExtA, ExtB)
-where
-    A: Send,
-    B: Send,
-    ExtA: ParallelExtend<A>,
-    ExtB: ParallelExtend<B>,
-{
-    fn par_extend<I: IntoParallelIterator<Item = (A, B)>>(&mut self, par_iter: I) {
-        let (a, b): (Vec<A>, Vec<B>) = par_iter.into_par_iter().unzip();
-        self.0.par_extend(a);
-        self.1.par_extend(b);
-    }
-}
-
-/// Extends two collections with the lefts and the rights, in order.
-impl<L, R, ExtA, ExtB> ParallelExtend<Either<L, R>> for (ExtA, ExtB)
-where
-    L: Send,
-    R: Send,
-    ExtA: ParallelExtend<L>,
-    ExtB: ParallelExtend<R>,
-{
-    fn par_extend<I: IntoParallelIterator<Item = Either<L, R>>>(&mut self, par_iter: I) {
-        let (l, r): (Vec<L>, Vec<R>) = par_iter.into_par_iter().partition_map(|e| e);
-        self.0.par_extend(l);
-        self.1.par_extend(r);
-    }
-}
+use crate::iter::{IndexedParallelIterator, IntoParallelIterator, Map, ParallelIterator, Zip};
 
 /// Indexed parallel iterators walked in lockstep, from a tuple's `into_par_iter()` (or
 /// [`MultiZip`] built by hand): the items are tuples of the parts' items, as many as the

@@ -53,8 +53,20 @@ impl<T: Send> IndexedParallelIterator for IntoIter<T> {
 }
 
 /// Owns the items of `slice` (they must be moved out or dropped, never used otherwise).
-struct DrainProducer<'data, T> {
+pub(crate) struct DrainProducer<'data, T> {
     slice: &'data mut [T],
+}
+
+impl<'data, T> DrainProducer<'data, T> {
+    /// A producer that owns the items of `slice`.
+    ///
+    /// # Safety
+    ///
+    /// The items must be initialised and must not be read, moved or dropped by anyone else
+    /// from now on: the producer moves each out or drops it.
+    pub(crate) unsafe fn new(slice: &'data mut [T]) -> Self {
+        DrainProducer { slice }
+    }
 }
 
 // SAFETY: the producer owns its items (moving them to whichever thread runs it), so it may be

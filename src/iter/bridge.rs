@@ -1,0 +1,145 @@
+//! `par_bridge`: a sequential iterator fed to the workers of a pool.
+//!
+//! One participant runs on each worker of the current pool (the caller plus scope tasks). A
+//! participant repeatedly locks the iterator, takes one item, unlocks, and folds the item with
+//! the consumer. Waiting for the lock blocks the thread (no spinning), so a slow iterator costs
+//! waiting workers nothing but their time. A worker never runs two participants of one bridge
+//! at once: if the iterator's own `next` runs pool work that includes a participant of the same
+//! bridge, that participant returns at once instead of waiting for a lock its own thread holds.
+//!
+//! An iterator whose own `next` runs parallel work in the same pool is supported, but while one
+//! worker is inside `next` the others wait for the lock, so such work gets little help.
+//!
+//! The items come out in no particular order, and every participant's partial result is
+//! combined in no particular order either (as in rayon).
+
+use crate::iter::plumbing::Consumer;
+use crate::iter::ParallelIterator;
+use crate::registry::WorkerThread;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+/// `par_bridge()`: turns any sequential `Iterator + Send` into a parallel iterator.
+///
+/// ```
+/// use hypersteal::iter::ParallelBridge;
+/// use hypersteal::prelude::*;
+/// use std::sync::mpsc::channel;
+///
+/// let (tx, rx) = channel();
+/// for i in 0..100u32 {
+///     tx.send(i).unwrap();
+/// }
+/// drop(tx);
+/// let mut squares: Vec<u32> = rx.into_iter().par_bridge().map(|x| x * x).collect();
+/// squares.sort();
+/// assert_eq!(squares[99], 99 * 99);
+/// ```
+pub trait ParallelBridge: Sized {
+    /// Makes a parallel iterator of `self`'s items, in no particular order.
+    fn par_bridge(self) -> IterBridge<Self>;
+}
+
+impl<T> ParallelBridge for T
+where
+    T: Iterator + Send,
+    T::Item: Send,
+{
+    fn par_bridge(self) -> IterBridge<Self> {
+        IterBridge { iter: self }
+    }
+}
+
+/// The iterator of [`ParallelBridge::par_bridge`].
+#[derive(Clone, Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct IterBridge<Iter> {
+    iter: Iter,
+}
+
+/// Raises a flag if dropped during a panic (forgotten otherwise).
+struct RaiseOnUnwind<'a>(&'a AtomicBool);
+
+impl Drop for RaiseOnUnwind<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Clears a worker's "running a participant" flag when its participant ends, however it ends.
+struct Leave<'a>(&'a AtomicBool);
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+/// Every item taken is a poll point (`src/worker/mod.rs`), as every chunk of a self-scheduled
+/// loop is: a participant that holds the other participants as private tasks (under the
+/// sender-initiated policies) hands them out to idle workers between items.
+fn poll_point() {
+    // SAFETY: the thread-local points to this thread's live worker, or is null.
+    if let Some(w) = unsafe { WorkerThread::current().as_ref() } {
+        w.poll();
+    }
+}
+
+impl<Iter> ParallelIterator for IterBridge<Iter>
+where
+    Iter: Iterator + Send,
+    Iter::Item: Send,
+{
+    type Item = Iter::Item;
+
+    fn drive<C: Consumer<Iter::Item>>(self, consumer: C) -> C::Result {
+        // `None` once the iterator has run dry (or its `next` panicked).
+        let source = Mutex::new(Some(self.iter));
+        let done = AtomicBool::new(false);
+        let results: Mutex<Vec<C::Result>> = Mutex::new(Vec::new());
+        let participant = |active: &[AtomicBool]| {
+            let me = crate::current_thread_index().unwrap_or(0);
+            let Some(flag) = active.get(me) else { return };
+            if flag.swap(true, Ordering::Acquire) {
+                // This worker is already inside a participant (its `next` ran pool work).
+                return;
+            }
+            let _leave = Leave(flag);
+            let guard = RaiseOnUnwind(&done);
+            let pull = std::iter::from_fn(|| {
+                if done.load(Ordering::Relaxed) || consumer.full() {
+                    return None;
+                }
+                poll_point();
+                let mut iter = source.lock().unwrap_or_else(PoisonError::into_inner);
+                let item = iter.as_mut()?.next();
+                if item.is_none() {
+                    *iter = None;
+                    done.store(true, Ordering::Relaxed);
+                }
+                item
+            });
+            let result = consumer.consume(pull);
+            std::mem::forget(guard);
+            results
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(result);
+        };
+        // The scope runs in the current pool (the global one outside any), whose size this is.
+        let workers = crate::current_num_threads();
+        let active: Vec<AtomicBool> = (0..workers).map(|_| AtomicBool::new(false)).collect();
+        crate::scope(|s| {
+            let (active, participant) = (&active[..], &participant);
+            for _ in 1..workers {
+                s.spawn(move |_| participant(active));
+            }
+            participant(active);
+        });
+        let results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
+        results
+            .into_iter()
+            .reduce(|a, b| consumer.reduce(a, b))
+            .unwrap_or_else(|| consumer.identity())
+    }
+}
