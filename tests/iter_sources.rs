@@ -425,3 +425,60 @@ fn collecting_from_a_producer_that_disagrees_with_its_length_panics_cleanly() {
         );
     });
 }
+
+/// Live values of [`Tracked`]: made minus dropped.
+static TRACKED: std::sync::atomic::AtomicIsize = std::sync::atomic::AtomicIsize::new(0);
+
+struct Tracked;
+
+impl Tracked {
+    fn new() -> Self {
+        TRACKED.fetch_add(1, Ordering::Relaxed);
+        Tracked
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        TRACKED.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_collect_that_unwinds_drops_every_item_it_made() {
+    within(LIMIT, "collect unwind", || {
+        for n in [1usize, 2, 4] {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(n)
+                .pin_threads(false)
+                .build()
+                .unwrap();
+            for fail_at in [0usize, 1, 777, 99_999] {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    pool.install(|| {
+                        (0..100_000usize)
+                            .into_par_iter()
+                            .map(|i| {
+                                if i == fail_at {
+                                    panic!("item {i}");
+                                }
+                                Tracked::new()
+                            })
+                            .collect::<Vec<Tracked>>()
+                    })
+                }));
+                assert!(result.is_err(), "{n} workers, fail at {fail_at}");
+                assert_eq!(
+                    TRACKED.load(Ordering::Relaxed),
+                    0,
+                    "{n} workers, fail at {fail_at}: leaked or dropped twice"
+                );
+            }
+            let all: Vec<Tracked> =
+                pool.install(|| (0..1000u32).into_par_iter().map(|_| Tracked::new()).collect());
+            assert_eq!(TRACKED.load(Ordering::Relaxed), 1000);
+            drop(all);
+            assert_eq!(TRACKED.load(Ordering::Relaxed), 0);
+        }
+    });
+}

@@ -57,15 +57,30 @@ impl<T> Drop for Buffer<T> {
     }
 }
 
-/// A piece's result: written in place (its first position and how many it wrote; `overflow`
-/// if its iterator had more items than its range), or collected on its own.
+/// A piece's result: written in place, or collected on its own.
 enum Piece<T> {
-    Direct {
-        start: usize,
-        count: usize,
-        overflow: bool,
-    },
+    Direct(Written<T>),
     Owned(Vec<T>),
+}
+
+/// Items a piece wrote in place: `count` of them from position `start` (at `at`); `overflow`
+/// if its iterator had more items than its range. Dropping it drops those items (a loop that
+/// unwinds, or pieces that do not add up); a successful collect forgets it.
+struct Written<T> {
+    at: *mut T,
+    start: usize,
+    count: usize,
+    overflow: bool,
+}
+
+// SAFETY: the written items are `Send`, and each `Written` is the only owner of its range.
+unsafe impl<T: Send> Send for Written<T> {}
+
+impl<T> Drop for Written<T> {
+    fn drop(&mut self) {
+        // SAFETY: `count` items were written from `at` and only this value owns them.
+        unsafe { std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(self.at, self.count)) };
+    }
 }
 
 impl<T> Place<T> {
@@ -93,15 +108,11 @@ impl<T> Place<T> {
         let mut owned = false;
         let mut tiled = true;
         for piece in &pieces {
-            match *piece {
-                Piece::Direct {
-                    start,
-                    count,
-                    overflow,
-                } => {
+            match piece {
+                Piece::Direct(w) => {
                     direct = true;
-                    tiled &= start == next && !overflow;
-                    next = start + count;
+                    tiled &= w.start == next && !w.overflow;
+                    next = w.start + w.count;
                 }
                 Piece::Owned(_) => owned = true,
             }
@@ -110,6 +121,8 @@ impl<T> Place<T> {
             Some(buffer) if !owned && tiled && next == buffer.len => {
                 let (ptr, len, capacity) = (buffer.ptr, buffer.len, buffer.capacity);
                 std::mem::forget(buffer);
+                // The `Vec` owns the items now.
+                pieces.into_iter().for_each(std::mem::forget);
                 // SAFETY: the direct pieces wrote positions `0..len` exactly once each (they
                 // tile it, in order), so the allocation holds `len` initialised elements.
                 unsafe { Vec::from_raw_parts(ptr, len, capacity) }
@@ -121,7 +134,7 @@ impl<T> Place<T> {
                     .into_iter()
                     .map(|p| match p {
                         Piece::Owned(v) => v,
-                        Piece::Direct { .. } => unreachable!("no direct piece"),
+                        Piece::Direct(_) => unreachable!("no direct piece"),
                     })
                     .collect();
                 append_pieces(&mut out, owned);
@@ -129,23 +142,11 @@ impl<T> Place<T> {
             }
             buffer => {
                 // Some pieces were written in place and the others do not complete them: drop
-                // what was written, then report. No loop of this crate gets here; a producer
-                // whose pieces disagree with its length can.
-                if let Some(buffer) = &buffer {
-                    for piece in &pieces {
-                        if let Piece::Direct { start, count, .. } = *piece {
-                            // SAFETY: the piece wrote positions `start..start + count` and
-                            // nothing else owns them.
-                            unsafe {
-                                std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
-                                    buffer.ptr.add(start),
-                                    count,
-                                ))
-                            };
-                        }
-                    }
-                }
+                // what was written (each piece drops its own items), then the buffer, then
+                // report. No loop of this crate gets here; a producer whose pieces disagree with
+                // its length can.
                 drop(pieces);
+                drop(buffer);
                 panic!(
                     "collect: the loop's pieces do not add up to the length it announced (a \
                      producer whose pieces yield more or fewer items than its `len`)"
@@ -205,26 +206,18 @@ impl<T: Send> Consumer<T> for DirectConsumer<'_, T> {
         if start.checked_add(len).is_none_or(|end| end > buffer.len) {
             return self.consume(iter);
         }
-        /// Drops the items a piece wrote if its iterator panics.
-        struct Written<T> {
-            at: *mut T,
-            count: usize,
-        }
-        impl<T> Drop for Written<T> {
-            fn drop(&mut self) {
-                // SAFETY: `count` items were written from `at` and nothing else owns them.
-                unsafe {
-                    std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(self.at, self.count))
-                };
-            }
-        }
         // SAFETY: `start + len <= buffer.len` (checked above).
         let at = unsafe { buffer.ptr.add(start) };
-        let mut written = Written { at, count: 0 };
-        let mut overflow = false;
+        // Owns what it wrote from the first item on, so an iterator that panics drops them.
+        let mut written = Written {
+            at,
+            start,
+            count: 0,
+            overflow: false,
+        };
         for item in iter {
             if written.count == len {
-                overflow = true;
+                written.overflow = true;
                 drop(item);
                 continue;
             }
@@ -233,13 +226,7 @@ impl<T: Send> Consumer<T> for DirectConsumer<'_, T> {
             unsafe { at.add(written.count).write(item) };
             written.count += 1;
         }
-        let count = written.count;
-        std::mem::forget(written);
-        vec![Piece::Direct {
-            start,
-            count,
-            overflow,
-        }]
+        vec![Piece::Direct(written)]
     }
 }
 
