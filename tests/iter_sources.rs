@@ -474,8 +474,12 @@ fn a_collect_that_unwinds_drops_every_item_it_made() {
                     "{n} workers, fail at {fail_at}: leaked or dropped twice"
                 );
             }
-            let all: Vec<Tracked> =
-                pool.install(|| (0..1000u32).into_par_iter().map(|_| Tracked::new()).collect());
+            let all: Vec<Tracked> = pool.install(|| {
+                (0..1000u32)
+                    .into_par_iter()
+                    .map(|_| Tracked::new())
+                    .collect()
+            });
             assert_eq!(TRACKED.load(Ordering::Relaxed), 1000);
             drop(all);
             assert_eq!(TRACKED.load(Ordering::Relaxed), 0);
