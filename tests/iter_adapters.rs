@@ -8,38 +8,19 @@ mod common;
 use common::{schedules, within};
 use hypersteal::iter::{Either, Schedule};
 use hypersteal::prelude::*;
-use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder};
+use hypersteal::ThreadPool;
 use std::cmp::Ordering as CmpOrdering;
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::OnceLock;
 use std::time::Duration;
 
-const POLICIES: [&str; 4] = ["rp", "grr-m", "acwn", "random-alloc"];
-const WORKERS: [usize; 3] = [1, 2, 4];
 const SIZES: [usize; 6] = [0, 1, 2, 37, 1000, 100_000];
 const LIMIT: Duration = Duration::from_secs(300);
 
-/// One pool per (policy, worker count), built once.
+/// The shared pool set (`common::iter_pools`).
 fn pools() -> &'static [(String, ThreadPool)] {
-    static POOLS: OnceLock<Vec<(String, ThreadPool)>> = OnceLock::new();
-    POOLS.get_or_init(|| {
-        let mut pools = Vec::new();
-        for name in POLICIES {
-            let policy: Policy = name.parse().expect("a policy name");
-            for n in WORKERS {
-                let pool = ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .policy(policy)
-                    .pin_threads(false)
-                    .build()
-                    .unwrap();
-                pools.push((format!("{name} x{n}"), pool));
-            }
-        }
-        pools
-    })
+    common::iter_pools()
 }
 
 /// `n` pseudo-random values below 1000 from a fixed seed (an LCG: deterministic, no crates).

@@ -8,38 +8,20 @@ mod common;
 use common::{schedules, within};
 use hypersteal::iter::{ParallelBridge, Schedule};
 use hypersteal::prelude::*;
-use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder};
+use hypersteal::ThreadPool;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::fmt::Debug;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
-const POLICIES: [&str; 4] = ["rp", "grr-m", "acwn", "random-alloc"];
-const WORKERS: [usize; 3] = [1, 2, 4];
 const SIZES: [usize; 6] = [0, 1, 2, 37, 1000, 100_000];
 const LIMIT: Duration = Duration::from_secs(300);
 
-/// One pool per (policy, worker count), built once.
+/// The shared pool set (`common::iter_pools`).
 fn pools() -> &'static [(String, ThreadPool)] {
-    static POOLS: OnceLock<Vec<(String, ThreadPool)>> = OnceLock::new();
-    POOLS.get_or_init(|| {
-        let mut pools = Vec::new();
-        for name in POLICIES {
-            let policy: Policy = name.parse().expect("a policy name");
-            for n in WORKERS {
-                let pool = ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .policy(policy)
-                    .pin_threads(false)
-                    .build()
-                    .unwrap();
-                pools.push((format!("{name} x{n}"), pool));
-            }
-        }
-        pools
-    })
+    common::iter_pools()
 }
 
 /// A deterministic stream of pseudo-random numbers (an LCG).

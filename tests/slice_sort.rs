@@ -7,28 +7,16 @@ mod common;
 
 use common::within;
 use hypersteal::prelude::*;
-use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder};
+use hypersteal::{ThreadPool, ThreadPoolBuilder};
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(300);
 const SIZES: [usize; 9] = [0, 1, 2, 37, 1000, 4097, 8193, 100_000, 300_000];
 
+/// Runs `check` in every pool of the shared set, under the watchdog.
 fn in_every_pool(what: &'static str, check: fn(&ThreadPool, &str)) {
-    within(LIMIT, what, move || {
-        for name in ["rp", "grr-m", "acwn", "random-alloc"] {
-            let policy: Policy = name.parse().unwrap();
-            for n in [1, 2, 4] {
-                let pool = ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .policy(policy)
-                    .pin_threads(false)
-                    .build()
-                    .unwrap();
-                check(&pool, &format!("{what}: {name} x{n}"));
-            }
-        }
-    })
+    common::in_every_iter_pool(LIMIT, what, check);
 }
 
 /// `n` values from a seeded LCG, each below `range`.

@@ -302,3 +302,43 @@ pub fn schedules() -> Vec<hypersteal::iter::Schedule> {
     .map(|n| n.parse().expect("a schedule name"))
     .collect()
 }
+
+/// The policies the iterator tests run under: two receiver-initiated, two sender-initiated.
+pub const ITER_POLICIES: [&str; 4] = ["rp", "grr-m", "acwn", "random-alloc"];
+/// The pool sizes the iterator tests run with.
+pub const ITER_WORKERS: [usize; 3] = [1, 2, 4];
+
+/// One pool per (policy in [`ITER_POLICIES`], size in [`ITER_WORKERS`]), built once per test
+/// binary and named `"<policy> x<workers>"`.
+pub fn iter_pools() -> &'static [(String, ThreadPool)] {
+    static POOLS: std::sync::OnceLock<Vec<(String, ThreadPool)>> = std::sync::OnceLock::new();
+    POOLS.get_or_init(|| {
+        let mut pools = Vec::new();
+        for name in ITER_POLICIES {
+            let policy: Policy = name.parse().expect("a policy name");
+            for n in ITER_WORKERS {
+                let pool = ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .policy(policy)
+                    .pin_threads(false)
+                    .build()
+                    .unwrap();
+                pools.push((format!("{name} x{n}"), pool));
+            }
+        }
+        pools
+    })
+}
+
+/// Runs `check` in every pool of [`iter_pools`], the whole run under a watchdog of `limit`.
+pub fn in_every_iter_pool(
+    limit: std::time::Duration,
+    what: &'static str,
+    check: fn(&ThreadPool, &str),
+) {
+    within(limit, what, move || {
+        for (name, pool) in iter_pools() {
+            check(pool, &format!("{what}: {name}"));
+        }
+    })
+}
