@@ -3,6 +3,7 @@
 use crate::policy::{ParsePolicyError, Policy, PolicyError};
 use crate::pool::ThreadPool;
 use crate::registry::Registry;
+use crate::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use crate::topology::{ParseTopologyError, Topology, TopologyError, MAX_WORKERS};
 use std::any::Any;
 use std::fmt;
@@ -70,6 +71,8 @@ pub enum BuildError {
         /// The operating system's error.
         error: String,
     },
+    /// [`ThreadPoolBuilder::use_current_thread`] cannot be honoured.
+    UseCurrentThread(String),
 }
 
 impl fmt::Display for BuildError {
@@ -110,6 +113,7 @@ impl fmt::Display for BuildError {
                 stack_size: None,
                 error,
             } => write!(f, "could not start worker thread {index}: {error}"),
+            BuildError::UseCurrentThread(reason) => write!(f, "use_current_thread: {reason}"),
         }
     }
 }
@@ -137,7 +141,7 @@ impl std::error::Error for BuildError {}
 /// assert!(err.to_string().contains("5000"));
 /// ```
 #[derive(Default)]
-pub struct ThreadPoolBuilder {
+pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     num_threads: Option<usize>,
     topology: Option<Topology>,
     policy: Option<Policy>,
@@ -150,9 +154,13 @@ pub struct ThreadPoolBuilder {
     speeds: Option<Vec<f64>>,
     seed: Option<u64>,
     heartbeat: Option<std::time::Duration>,
+    breadth_first: bool,
+    use_current_thread: bool,
+    /// Who starts the threads (`thread_builder.rs`).
+    spawn: S,
 }
 
-impl fmt::Debug for ThreadPoolBuilder {
+impl<S> fmt::Debug for ThreadPoolBuilder<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
             .field("num_threads", &self.num_threads)
@@ -166,6 +174,13 @@ impl fmt::Debug for ThreadPoolBuilder {
             .field("exit_handler", &self.exit_handler.as_ref().map(|_| ".."))
             .field("worker_speeds", &self.speeds)
             .field("seed", &self.seed)
+            .field("heartbeat", &self.heartbeat)
+            .field("breadth_first", &self.breadth_first)
+            .field("use_current_thread", &self.use_current_thread)
+            .field(
+                "spawn_handler",
+                &(std::any::type_name::<S>() != std::any::type_name::<DefaultSpawn>()),
+            )
             .finish()
     }
 }
@@ -185,6 +200,9 @@ pub(crate) struct Config {
     pub(crate) speeds: Option<Vec<f64>>,
     pub(crate) seed: u64,
     pub(crate) heartbeat: std::time::Duration,
+    pub(crate) breadth_first: bool,
+    /// Worker 0 is the thread that builds the pool (checked possible).
+    pub(crate) use_current_thread: bool,
 }
 
 /// The sender-initiated policies' default heartbeat.
@@ -224,7 +242,9 @@ impl ThreadPoolBuilder {
     pub fn new() -> Self {
         Self::default()
     }
+}
 
+impl<S> ThreadPoolBuilder<S> {
     /// The number of workers; 0 (the default) means one per available core. At most
     /// [`MAX_WORKERS`].
     pub fn num_threads(mut self, n: usize) -> Self {
@@ -371,6 +391,144 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// Starts the workers with `spawn` instead of `std::thread::Builder`: for each worker,
+    /// `spawn` gets a [`ThreadBuilder`] and must start a thread that calls
+    /// [`ThreadBuilder::run`] (or call it from a thread it already has). The handler's thread
+    /// settings are its own; [`ThreadBuilder::name`] and [`ThreadBuilder::stack_size`] say what
+    /// the builder was given. An error (or a panic) from `spawn` fails the build with
+    /// [`BuildError::ThreadSpawn`], after the workers already started have exited.
+    ///
+    /// [`ThreadPool::shutdown`] waits until every worker has left its loop (it has no thread
+    /// handles to join); dropping the pool does not wait, as usual.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let count = Arc::clone(&started);
+    /// let pool = hypersteal::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .spawn_handler(move |thread| {
+    ///         count.fetch_add(1, Ordering::SeqCst);
+    ///         std::thread::Builder::new()
+    ///             .name(format!("my-worker-{}", thread.index()))
+    ///             .spawn(|| thread.run())?;
+    ///         Ok(())
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
+    /// assert!(name.unwrap().starts_with("my-worker-"));
+    /// pool.shutdown();
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn spawn_handler<F>(self, spawn: F) -> ThreadPoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> std::io::Result<()>,
+    {
+        self.with_spawn(CustomSpawn::new(spawn))
+    }
+
+    /// The same settings with another way of starting threads.
+    fn with_spawn<T>(self, spawn: T) -> ThreadPoolBuilder<T> {
+        let ThreadPoolBuilder {
+            num_threads,
+            topology,
+            policy,
+            pin,
+            thread_name,
+            stack_size,
+            panic_handler,
+            start_handler,
+            exit_handler,
+            speeds,
+            seed,
+            heartbeat,
+            breadth_first,
+            use_current_thread,
+            spawn: _,
+        } = self;
+        ThreadPoolBuilder {
+            num_threads,
+            topology,
+            policy,
+            pin,
+            thread_name,
+            stack_size,
+            panic_handler,
+            start_handler,
+            exit_handler,
+            speeds,
+            seed,
+            heartbeat,
+            breadth_first,
+            use_current_thread,
+            spawn,
+        }
+    }
+
+    /// Runs every `spawn` of the pool (the free function, [`ThreadPool::spawn`] and
+    /// [`crate::Scope::spawn`]) as its FIFO variant ([`crate::spawn_fifo`],
+    /// [`crate::ScopeFifo::spawn_fifo`]): the tasks one worker spawns start in the order it
+    /// spawned them whenever that worker runs them itself, a breadth-first walk of a tree of
+    /// spawns where the default is depth-first. `join` is not affected (its `b` still comes
+    /// back newest first: rayon's hint reorders joins too). Deprecated as in rayon: call the
+    /// FIFO functions where the order matters.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use std::sync::Mutex;
+    /// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(1).breadth_first().build().unwrap();
+    /// let order = Mutex::new(Vec::new());
+    /// pool.scope(|s| {
+    ///     for i in 0..5 {
+    ///         let order = &order;
+    ///         s.spawn(move |_| order.lock().unwrap().push(i));
+    ///     }
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3, 4]);
+    /// ```
+    #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
+    pub fn breadth_first(mut self) -> Self {
+        self.breadth_first = true;
+        self
+    }
+
+    /// Makes the calling thread worker 0 of the pool (so [`crate::current_thread_index`]
+    /// answers `Some(0)` on it), and starts threads only for workers 1 and up. The thread does
+    /// not run a scheduling loop: it works for the pool when it calls into it (`install` and
+    /// `join` run inline, as on any worker) and while it waits there (a `join`, a scope,
+    /// [`crate::yield_now`]); the start and exit handlers do not run for it.
+    ///
+    /// Rules, checked by `build` (each a [`BuildError::UseCurrentThread`]): the calling thread
+    /// is not already a worker of a pool; the pool has at least 2 workers (worker 0 may be
+    /// away indefinitely, so the others must be able to run everything); and the policy is
+    /// receiver-initiated (a sender-initiated policy places tasks into worker 0's inbox, which
+    /// only it drains).
+    ///
+    /// While away, worker 0 can neither be asked for work nor sent any: requests to it fail at
+    /// once, and every task it makes is published to its deque at once, where the others steal
+    /// it. The thread stays worker 0 for the rest of its life, even after the pool is dropped;
+    /// as in rayon, the pool's shared state is then never freed (a small leak per pool built
+    /// this way).
+    ///
+    /// ```
+    /// let pool = hypersteal::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .use_current_thread()
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(hypersteal::current_thread_index(), Some(0));
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn(move || tx.send(hypersteal::current_thread_index()).unwrap());
+    /// // The spawn runs on worker 1 while this thread is busy elsewhere.
+    /// assert_eq!(rx.recv().unwrap(), Some(1));
+    /// ```
+    pub fn use_current_thread(mut self) -> Self {
+        self.use_current_thread = true;
+        self
+    }
+
     /// Seeds the workers' random victim draws, for reproducible schedules (default: fixed).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
@@ -379,7 +537,7 @@ impl ThreadPoolBuilder {
 
     /// Checks every setting (builder calls first, then the environment) and resolves the
     /// defaults: the one place a pool's configuration is validated.
-    fn resolve(mut self) -> Result<Config, BuildError> {
+    fn resolve(mut self) -> Result<(Config, S), BuildError> {
         let num_threads = match self.num_threads {
             Some(n) => n,
             None => env_value(ENV_NUM_THREADS, |s| {
@@ -445,8 +603,11 @@ impl ThreadPoolBuilder {
         if !(MIN_HEARTBEAT..=MAX_HEARTBEAT).contains(&heartbeat) {
             return Err(BuildError::Heartbeat(heartbeat));
         }
+        if self.use_current_thread {
+            check_current_thread(num_threads, &policy)?;
+        }
         let thread_names = thread_names(num_threads, self.thread_name.take())?;
-        Ok(Config {
+        let config = Config {
             num_threads,
             topology,
             policy,
@@ -459,12 +620,72 @@ impl ThreadPoolBuilder {
             speeds: self.speeds,
             seed: self.seed.unwrap_or(0x5EED),
             heartbeat,
+            breadth_first: self.breadth_first,
+            use_current_thread: self.use_current_thread,
+        };
+        Ok((config, self.spawn))
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// Builds a pool whose threads are scoped threads (`std::thread::scope`) of the calling
+    /// thread, runs `with_pool` with it, and returns its result once the pool has stopped and
+    /// every worker thread has ended. Each thread calls `wrapper` with its [`ThreadBuilder`];
+    /// `wrapper` sets the thread up and calls [`ThreadBuilder::run`]. Because the threads are
+    /// scoped, `wrapper` and the work may borrow from the caller's stack.
+    ///
+    /// If `with_pool` panics, the pool still stops and its threads end before the panic goes
+    /// on.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let set_up = AtomicUsize::new(0); // borrowed by every worker: no `Arc` needed
+    /// let sum = hypersteal::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_scoped(
+    ///         |thread| {
+    ///             set_up.fetch_add(1, Ordering::SeqCst);
+    ///             thread.run()
+    ///         },
+    ///         |pool| pool.install(|| hypersteal::join(|| 1 + 2, || 3 + 4)),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(sum, (3, 7));
+    /// assert_eq!(set_up.load(Ordering::SeqCst), 2);
+    /// ```
+    #[cfg(not(loom))]
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, BuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        std::thread::scope(|scope| {
+            let wrapper = &wrapper;
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut builder = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        builder = builder.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        builder = builder.stack_size(size);
+                    }
+                    builder.spawn_scoped(scope, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            // Dropping the pool (also when `with_pool` unwinds) stops it; the scope then waits
+            // for its threads.
+            Ok(with_pool(&pool))
         })
     }
+}
 
+impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
     /// Builds a pool and starts its workers.
     pub fn build(self) -> Result<ThreadPool, BuildError> {
-        let (registry, threads) = Registry::new(self.resolve()?)?;
+        let (config, mut spawn) = self.resolve()?;
+        let (registry, threads) = Registry::new(config, &mut spawn)?;
         Ok(ThreadPool::from_parts(registry, threads))
     }
 
@@ -477,13 +698,41 @@ impl ThreadPoolBuilder {
         if GLOBAL.get().is_some() {
             return Err(BuildError::GlobalPoolAlreadyInitialized);
         }
-        let (registry, threads) = Registry::new(self.resolve()?)?;
+        let (config, mut spawn) = self.resolve()?;
+        let (registry, threads) = Registry::new(config, &mut spawn)?;
         // The global pool lives as long as the process: its threads are detached.
         drop(threads);
         GLOBAL
             .set(registry)
             .map_err(|_| BuildError::GlobalPoolAlreadyInitialized)
     }
+}
+
+/// Whether the calling thread can become worker 0 of a pool of `n` under `policy`.
+fn check_current_thread(n: usize, policy: &Policy) -> Result<(), BuildError> {
+    let refuse = |reason: String| Err(BuildError::UseCurrentThread(reason));
+    // SAFETY: the thread-local points to this thread's live worker, or is null.
+    if let Some(w) = unsafe { crate::registry::WorkerThread::current().as_ref() } {
+        return refuse(format!(
+            "the calling thread is already worker {} of a pool; a thread can be a worker of one \
+             pool only",
+            w.index
+        ));
+    }
+    if n < 2 {
+        return refuse(format!(
+            "num_threads is {n}; the calling thread works for the pool only while it waits, so \
+             at least 2 workers are needed for the pool to run work on its own"
+        ));
+    }
+    if policy.is_sender_initiated() {
+        return refuse(format!(
+            "policy `{policy}` places tasks into each worker's own inbox, which the calling thread \
+             would drain only while it waits; use a receiver-initiated policy (rp, nn, arr, grr, \
+             grr-m, sb, most-loaded)"
+        ));
+    }
+    Ok(())
 }
 
 /// Every worker's name, made before any thread starts so a failure leaves nothing behind.

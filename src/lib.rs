@@ -70,6 +70,7 @@ mod sleep;
 mod spawn;
 mod stats;
 mod sync;
+mod thread_builder;
 mod topology;
 mod unwind;
 mod worker;
@@ -81,6 +82,7 @@ pub use builder::{
     ENV_POLICY, ENV_TOPOLOGY,
 };
 pub use iter::{array, collections, option, result};
+pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 
 /// rayon's `range` module: the parallel iterator of `a..b` for every integer type and `char`.
 pub mod range {

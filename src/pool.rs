@@ -261,8 +261,14 @@ impl ThreadPool {
     /// assert_eq!(done.load(Ordering::Relaxed), 10);
     /// ```
     pub fn shutdown(mut self) {
+        // SAFETY: the thread-local points to this thread's live worker, or is null.
+        let adopted = unsafe { WorkerThread::current().as_ref() }
+            .is_some_and(|w| w.is_adopted() && Arc::ptr_eq(&w.registry, &self.registry));
+        // The thread that built the pool with `use_current_thread` may wait: its worker runs
+        // no loop (counted stopped from the start), and what it made is on its public deque,
+        // where the others take it.
         assert!(
-            self.current_thread_index().is_none(),
+            adopted || self.current_thread_index().is_none(),
             "hypersteal: ThreadPool::shutdown called from one of the pool's own workers, \
              which cannot wait for themselves; drop the pool instead"
         );
@@ -272,6 +278,9 @@ impl ThreadPool {
             // escaped the runtime would have aborted the process.
             let _ = handle.join();
         }
+        // Threads started by a spawn handler have no handle here: wait until each worker has
+        // left its loop (for our own threads, joined above, this returns at once).
+        self.registry.stopped.wait_for(self.registry.num_threads());
     }
 }
 

@@ -17,6 +17,7 @@ use crate::sleep::Sleep;
 use crate::stats::{bump, Counters, PoolStats};
 use crate::sync::deque::{Injector, Steal, Stealer, Worker};
 use crate::sync::{thread, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::thread_builder::{Stopped, ThreadBuilder, ThreadSpawn};
 use crate::topology::TopologyGraph;
 use crate::unwind;
 use crate::worker::exchange::Exchange;
@@ -81,12 +82,18 @@ pub(crate) struct Registry {
     /// The cores the workers are pinned to, given back when the registry goes.
     cores: Cores,
     pub(crate) seed: u64,
+    /// Workers that have left their loop (`thread_builder.rs`): what `ThreadPool::shutdown`
+    /// waits on for threads it cannot join.
+    pub(crate) stopped: Arc<Stopped>,
+    /// Built with `breadth_first`: spawns run in FIFO order, as `spawn_fifo`'s.
+    pub(crate) breadth_first: bool,
 }
 
 impl Registry {
     /// Builds the registry and starts its worker threads.
-    pub(crate) fn new(
+    pub(crate) fn new<S: ThreadSpawn>(
         mut config: Config,
+        spawn: &mut S,
     ) -> Result<(Arc<Registry>, Vec<thread::JoinHandle<()>>), BuildError> {
         let n = config.num_threads;
         let graph = config.topology.try_graph(n).map_err(BuildError::Topology)?;
@@ -132,32 +139,66 @@ impl Registry {
             speeds: config.speeds.clone().unwrap_or_else(|| vec![1.0; n]),
             cores,
             seed: config.seed,
+            stopped: Arc::new(Stopped::new()),
+            breadth_first: config.breadth_first,
         });
         let mut handles = Vec::with_capacity(n);
         let names = std::mem::take(&mut config.thread_names);
+        // With `use_current_thread`, worker 0 is the calling thread, adopted below once every
+        // other worker started. It runs no loop, so it counts as stopped (and done with its
+        // exit handler, which does not run for it) from the start.
+        let mut adopted_deque = None;
+        if config.use_current_thread {
+            registry.worker_never_started();
+        }
         for ((index, deque), name) in deques.into_iter().enumerate().zip(names) {
-            let reg = Arc::clone(&registry);
-            let spawned = thread::spawn_named(name, config.stack_size, move || {
-                crate::worker::main_loop(deque, index, reg);
-            });
+            if config.use_current_thread && index == 0 {
+                adopted_deque = Some(deque);
+                continue;
+            }
+            let thread =
+                ThreadBuilder::new(name, config.stack_size, index, deque, Arc::clone(&registry));
+            // A spawn handler that panics must not leave started workers behind either.
+            let spawned = match unwind::halt_unwinding(|| spawn.spawn(thread)) {
+                Ok(result) => result.map_err(|e| e.to_string()),
+                Err(payload) => {
+                    let message = format!(
+                        "the spawn handler panicked: {}",
+                        unwind::payload_message(&payload)
+                    );
+                    unwind::drop_payload(payload);
+                    Err(message)
+                }
+            };
             match spawned {
-                Ok(h) => handles.push(h),
-                Err(e) => {
+                Ok(Some(h)) => handles.push(h),
+                Ok(None) => {}
+                Err(error) => {
                     // The workers already started exit at once (nothing is outstanding); wait
                     // for them, so a failed build leaves no thread behind. Those that never
                     // started have no exit handler to wait for.
-                    registry.exits_done.fetch_add(n - index, Ordering::SeqCst);
+                    // Worker `index` counts itself: its builder, if dropped unrun, or its
+                    // thread when it stops, if the handler started it before failing.
+                    let never_built = n - index - 1;
+                    registry.exits_done.fetch_add(never_built, Ordering::SeqCst);
+                    registry.stopped.never_started(never_built);
                     registry.terminate();
                     for h in handles {
                         let _ = h.join();
                     }
+                    registry.stopped.wait_for(n);
                     return Err(BuildError::ThreadSpawn {
                         index,
                         stack_size: config.stack_size,
-                        error: e.to_string(),
+                        error,
                     });
                 }
             }
+        }
+        if let Some(deque) = adopted_deque {
+            // Leaked on purpose (`ThreadPoolBuilder::use_current_thread`): the thread stays
+            // worker 0 for the rest of its life.
+            crate::worker::adopt(deque, Arc::clone(&registry));
         }
         Ok((registry, handles))
     }
@@ -308,7 +349,8 @@ impl Registry {
 
     /// Runs a `'static` task somewhere in the pool; its panic goes to the panic handler.
     pub(crate) fn spawn_static<F: FnOnce() + Send + 'static>(self: &Arc<Self>, func: F) {
-        self.spawn_static_in(false, func);
+        // A `breadth_first` pool runs every spawn as a FIFO spawn.
+        self.spawn_static_in(self.breadth_first, func);
     }
 
     /// [`Registry::spawn_static`], in FIFO order with the other FIFO spawns of the spawning
@@ -386,6 +428,14 @@ impl Registry {
         true
     }
 
+    /// A worker whose [`ThreadBuilder`] was dropped without running: it has no exit handler to
+    /// wait for and no thread to stop.
+    pub(crate) fn worker_never_started(&self) {
+        self.exits_done.fetch_add(1, Ordering::SeqCst);
+        self.sleep.notify_all();
+        self.stopped.one_more();
+    }
+
     /// Every worker's exit handler has returned and nothing is outstanding: no work can
     /// appear any more (nothing is left that could submit it).
     pub(crate) fn exits_done_and_quiescent(&self) -> bool {
@@ -402,6 +452,8 @@ impl Registry {
     /// Queues `job` for worker `to` alone (a broadcast), and wakes it if it sleeps: push, then
     /// notify, against the sleeper's re-check of its broadcast queue (`src/sleep/README.md`).
     pub(crate) fn push_broadcast(&self, to: usize, job: JobRef) {
+        // Counted as submitted, as its run is counted in `injected` (`docs/stats.md`).
+        self.submitted.fetch_add(1, Ordering::Relaxed);
         self.workers[to].broadcasts.push(job);
         self.sleep.notify_worker(to);
     }

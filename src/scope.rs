@@ -17,6 +17,9 @@ use std::sync::Arc as StdArc;
 /// [`crate::ThreadPool::in_place_scope`].
 pub struct Scope<'scope> {
     base: ScopeBase<'scope>,
+    /// Each worker's lane of FIFO tasks, in a pool built with `breadth_first` only (its
+    /// `spawn`s then run as `ScopeFifo::spawn_fifo`'s do, `fifo.rs`).
+    lanes: Option<Lanes>,
     /// Invariant in `'scope`, so that tasks cannot shorten or lengthen it.
     marker: PhantomData<ScopeTask<'scope>>,
 }
@@ -380,6 +383,9 @@ impl<'scope> Scope<'scope> {
     fn new(owner: Option<&WorkerThread>, registry: &StdArc<Registry>) -> Self {
         Scope {
             base: ScopeBase::new(owner, registry),
+            lanes: registry
+                .breadth_first
+                .then(|| Lanes::new(registry.num_threads())),
             marker: PhantomData,
         }
     }
@@ -396,9 +402,25 @@ impl<'scope> Scope<'scope> {
             let scope = unsafe { scope_ptr.get() };
             scope.base.run_task(|| body(scope));
         });
-        // SAFETY: the job borrows only data that outlives `'scope`, and the scope does not end
-        // before the job has run (`push` counts it first).
-        unsafe { self.base.push(|origin| job.into_job_ref(origin)) };
+        let Some(lanes) = &self.lanes else {
+            // SAFETY: the job borrows only data that outlives `'scope`, and the scope does not
+            // end before the job has run (`push` counts it first).
+            unsafe { self.base.push(|origin| job.into_job_ref(origin)) };
+            return;
+        };
+        // A `breadth_first` pool: as `ScopeFifo::spawn_fifo`.
+        let make = |origin: u32| {
+            // SAFETY: as above.
+            let task = unsafe { job.into_job_ref(origin) };
+            if origin == EXTERNAL {
+                return task;
+            }
+            // SAFETY: the lanes live as long as the scope, which waits for this task, and an
+            // indirection touches its lane only before it runs its task (`fifo.rs`).
+            unsafe { lanes.enqueue(origin, task) }
+        };
+        // SAFETY: as above; the indirection runs the task through `run_task`.
+        unsafe { self.base.push(make) };
     }
 
     /// Spawns one task per worker of the scope's pool, each running `body` on its worker with

@@ -91,8 +91,9 @@ pub struct WorkerStats {
     pub executed_remote: u64,
     /// Tasks this worker made available to others: every `b` of a `join`, every `spawn`.
     pub spawned: u64,
-    /// Jobs this worker took from the injector: work submitted from outside the pool
-    /// (`install`, `spawn` and `scope` called from a thread that is not one of its workers).
+    /// Jobs submitted to the pool that this worker ran: `install`, `spawn` and `scope` called
+    /// from a thread that is not one of its workers, and broadcast jobs (one per worker, from
+    /// anywhere).
     pub injected: u64,
     /// Requests (one steal attempt on one victim) this worker sent while idle.
     pub requests: u64,
@@ -169,7 +170,7 @@ impl WorkerStats {
 pub struct PoolStats {
     /// One entry per worker, by worker index.
     pub workers: Vec<WorkerStats>,
-    /// Jobs submitted from outside the pool through the injector (see
+    /// Jobs submitted to the pool: through the injector from outside, and broadcast jobs (see
     /// [`WorkerStats::injected`]); at quiescence equal to `total().injected`.
     pub submitted: u64,
     /// Wall-clock time the snapshot covers: since the pool started or since `reset_stats`.

@@ -140,6 +140,88 @@ pub(crate) struct WorkerThread {
     /// Receiver-initiated: tasks still to publish at once because a thief starved waiting for
     /// this worker (`exchange::EAGER_PUSHES`).
     eager: Cell<u32>,
+    /// The thread that built the pool with `use_current_thread` (worker 0; `adopt`).
+    adopted: bool,
+}
+
+impl WorkerThread {
+    /// Worker `index`'s state, for the thread that will be that worker.
+    fn new(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>, adopted: bool) -> Self {
+        let mode = WorkerThread::mode_of(&registry);
+        let machine = crate::policy::machine::machine_for(
+            &registry.policy,
+            index,
+            registry.num_threads(),
+            registry.seed,
+        );
+        let own_exchange: *const Exchange = &registry.workers[index].exchange;
+        let idle: *const AtomicUsize = &*registry.idle;
+        WorkerThread {
+            own_exchange,
+            idle,
+            deque,
+            stack: UnsafeCell::new(VecDeque::with_capacity(64)),
+            index,
+            machine: RefCell::new(machine),
+            counters: Arc::clone(&registry.workers[index].stats),
+            mode,
+            sender: registry.policy.is_sender_initiated(),
+            publish: mode != Mode::Solo && registry.policy.reads_loads(),
+            countdown: Cell::new(0),
+            stride: Cell::new(1),
+            last_clock: Cell::new(0),
+            last_beat: Cell::new(0),
+            credit: Cell::new(0),
+            kept: Cell::new(0),
+            registry,
+            depth: Cell::new(0),
+            reclaimed_ns: Cell::new(0),
+            // An adopted worker never takes over its starting idle state: it stays blocked.
+            starts_blocked: Cell::new(mode == Mode::Stealing && !adopted),
+            // ... and publishes every task at once (`adopt`).
+            eager: Cell::new(if adopted { u32::MAX } else { 0 }),
+            adopted,
+        }
+    }
+
+    fn mode_of(registry: &Registry) -> Mode {
+        if !registry.multi {
+            Mode::Solo
+        } else if registry.placing {
+            Mode::Placing
+        } else {
+            Mode::Stealing
+        }
+    }
+}
+
+/// Makes the calling thread worker 0 of `registry` without a main loop (`use_current_thread`):
+/// it takes part in the pool's work only while it waits (a `join`, a scope, `yield_now`), as a
+/// worker does, and otherwise runs its own code. The worker is leaked: the thread stays worker
+/// 0 for the rest of its life, so no frame of it can outlive its worker (freeing the worker
+/// when the pool is dropped could pull it from under a `join` running on this thread).
+///
+/// Only receiver-initiated pools of two or more adopt (the builder checks). So that nothing
+/// waits for a worker that is away, the adopted worker keeps the idle state it starts in for
+/// good: its request cell stays `BLOCKED` (every request to it fails at once; thieves steal from
+/// its public deque instead) and it stays counted in `idle`; and it publishes every task it
+/// makes at once, as rayon does, so none is ever hidden on its private stack when it leaves.
+pub(crate) fn adopt(deque: Worker<JobRef>, registry: Arc<Registry>) {
+    debug_assert!(WorkerThread::current().is_null());
+    debug_assert_eq!(WorkerThread::mode_of(&registry), Mode::Stealing);
+    let worker: &'static WorkerThread =
+        Box::leak(Box::new(WorkerThread::new(deque, 0, registry, true)));
+    // To the policy the worker is busy while away (SB lists it as a donor, so idle workers
+    // look at its deque); its waits tell the policy when it is idle, as any worker's do.
+    worker.machine.borrow_mut().busy(&worker.env());
+    WORKER_THREAD.with(|t| t.set(worker));
+}
+
+impl WorkerThread {
+    /// This worker is a thread that built its pool with `use_current_thread` (`adopt`).
+    pub(crate) fn is_adopted(&self) -> bool {
+        self.adopted
+    }
 }
 
 pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Registry>) {
@@ -148,44 +230,8 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
         // Pinning is best effort: a refused affinity call leaves the thread unpinned.
         let _ = core_affinity::set_for_current(core_affinity::CoreId { id: core });
     }
-    let mode = if !registry.multi {
-        Mode::Solo
-    } else if registry.placing {
-        Mode::Placing
-    } else {
-        Mode::Stealing
-    };
-    let machine = crate::policy::machine::machine_for(
-        &registry.policy,
-        index,
-        registry.num_threads(),
-        registry.seed,
-    );
-    let own_exchange: *const Exchange = &registry.workers[index].exchange;
-    let idle: *const AtomicUsize = &*registry.idle;
-    let worker = WorkerThread {
-        own_exchange,
-        idle,
-        deque,
-        stack: UnsafeCell::new(VecDeque::with_capacity(64)),
-        index,
-        machine: RefCell::new(machine),
-        counters: Arc::clone(&registry.workers[index].stats),
-        mode,
-        sender: registry.policy.is_sender_initiated(),
-        publish: mode != Mode::Solo && registry.policy.reads_loads(),
-        countdown: Cell::new(0),
-        stride: Cell::new(1),
-        last_clock: Cell::new(0),
-        last_beat: Cell::new(0),
-        credit: Cell::new(0),
-        kept: Cell::new(0),
-        registry,
-        depth: Cell::new(0),
-        reclaimed_ns: Cell::new(0),
-        starts_blocked: Cell::new(mode == Mode::Stealing),
-        eager: Cell::new(0),
-    };
+    let mode = WorkerThread::mode_of(&registry);
+    let worker = WorkerThread::new(deque, index, registry, false);
     WORKER_THREAD.with(|t| t.set(&worker));
     SOLO.with(|s| s.set(mode == Mode::Solo));
     // The user's handlers run as workers of the pool; their panics are caught (`registry.rs`).

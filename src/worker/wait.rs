@@ -266,6 +266,8 @@ impl WorkerThread {
         self.machine.borrow_mut().idle(&self.env());
         let stealing = self.mode == Mode::Stealing;
         // A worker still in the idle state it started in is blocked and counted already.
+        // An adopted worker stays blocked and counted idle for good (`adopt`).
+        let stealing = stealing && !self.adopted;
         if stealing && !self.starts_blocked.replace(false) {
             self.block_requests();
         }

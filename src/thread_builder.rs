@@ -1,0 +1,196 @@
+//! Who starts a pool's threads: [`ThreadBuilder`], the spawn strategies a
+//! [`crate::ThreadPoolBuilder`] carries ([`DefaultSpawn`], [`CustomSpawn`]), and the count of
+//! stopped workers that [`crate::ThreadPool::shutdown`] waits on when the threads are not ours to
+//! join.
+
+use crate::job::JobRef;
+use crate::registry::Registry;
+use crate::sync::deque::Worker;
+use crate::sync::thread::JoinHandle;
+use crate::sync::{Condvar, Mutex};
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+
+/// One worker thread of a pool being built, handed to the closure given to
+/// [`crate::ThreadPoolBuilder::spawn_handler`]. The closure starts a thread however it likes
+/// (a thread of its own library, a scoped thread, a thread with a priority set) and calls
+/// [`ThreadBuilder::run`] on it.
+///
+/// `run` must be called exactly once, on a thread that is not already a worker of some pool.
+/// A `ThreadBuilder` dropped without being run is a worker that never starts: the pool builds,
+/// but the work its policy sends to that worker waits forever, so a `join` or scope that needs
+/// it never returns. The type cannot be cloned, so it cannot be run twice.
+pub struct ThreadBuilder {
+    name: String,
+    stack_size: Option<usize>,
+    index: usize,
+    /// Taken by `run`; still here when the builder is dropped unrun.
+    deque: Option<Worker<JobRef>>,
+    registry: Arc<Registry>,
+}
+
+impl fmt::Debug for ThreadBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadBuilder")
+            .field("index", &self.index)
+            .field("name", &self.name)
+            .field("stack_size", &self.stack_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ThreadBuilder {
+    pub(crate) fn new(
+        name: String,
+        stack_size: Option<usize>,
+        index: usize,
+        deque: Worker<JobRef>,
+        registry: Arc<Registry>,
+    ) -> Self {
+        ThreadBuilder {
+            name,
+            stack_size,
+            index,
+            deque: Some(deque),
+            registry,
+        }
+    }
+
+    /// The worker's index in its pool (`0..num_threads`).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The name [`crate::ThreadPoolBuilder::thread_name`] gave this worker, or the default
+    /// `hypersteal-{index}`. (rayon answers `None` when no name was set; here every worker
+    /// has a name.)
+    pub fn name(&self) -> Option<&str> {
+        Some(&self.name)
+    }
+
+    /// The stack size asked for with [`crate::ThreadPoolBuilder::stack_size`], if any.
+    pub fn stack_size(&self) -> Option<usize> {
+        self.stack_size
+    }
+
+    /// Runs the worker on the calling thread until the pool is stopped and its work is done:
+    /// pinning, the start handler, the scheduling loop, the exit handler. Call it on the new
+    /// thread, once.
+    ///
+    /// # Panics
+    ///
+    /// If the calling thread is already a worker of a pool (it would run two workers at once).
+    pub fn run(mut self) {
+        assert!(
+            crate::registry::WorkerThread::current().is_null(),
+            "hypersteal: ThreadBuilder::run called on a thread that is already a pool worker"
+        );
+        let deque = self.deque.take().expect("a ThreadBuilder runs once");
+        let registry = Arc::clone(&self.registry);
+        let stopped = Arc::clone(&registry.stopped);
+        let index = self.index;
+        // Release this builder's hold on the registry before the loop, so that when the loop
+        // returns, this thread holds nothing of the pool but `stopped`.
+        drop(self);
+        crate::worker::main_loop(deque, index, registry);
+        stopped.one_more();
+    }
+}
+
+impl Drop for ThreadBuilder {
+    fn drop(&mut self) {
+        if self.deque.is_some() {
+            // Never run (a spawn handler that failed, panicked or dropped it): count the worker
+            // as stopped, and as done with its exit handler, so that neither a failed build nor
+            // `shutdown` waits for a thread that does not exist.
+            self.registry.worker_never_started();
+        }
+    }
+}
+
+/// How a pool's threads are started; the type parameter of [`crate::ThreadPoolBuilder`]. It is
+/// sealed: the two strategies are [`DefaultSpawn`] and [`CustomSpawn`].
+pub trait ThreadSpawn: sealed::Sealed {
+    /// Starts one worker; returns its handle when the thread is the pool's to join.
+    #[doc(hidden)]
+    fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::DefaultSpawn {}
+    impl<F> Sealed for super::CustomSpawn<F> {}
+}
+
+/// The default way to start a pool's threads: `std::thread::Builder` with the worker's name
+/// and stack size; [`crate::ThreadPool::shutdown`] joins them.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DefaultSpawn;
+
+impl ThreadSpawn for DefaultSpawn {
+    fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>> {
+        let name = thread.name.clone();
+        crate::sync::thread::spawn_named(name, thread.stack_size, move || thread.run()).map(Some)
+    }
+}
+
+/// Threads started by a closure of the user's ([`crate::ThreadPoolBuilder::spawn_handler`]).
+pub struct CustomSpawn<F>(F);
+
+impl<F> fmt::Debug for CustomSpawn<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CustomSpawn(..)")
+    }
+}
+
+impl<F> CustomSpawn<F> {
+    pub(crate) fn new(f: F) -> Self {
+        CustomSpawn(f)
+    }
+}
+
+impl<F> ThreadSpawn for CustomSpawn<F>
+where
+    F: FnMut(ThreadBuilder) -> io::Result<()>,
+{
+    fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>> {
+        (self.0)(thread).map(|()| None)
+    }
+}
+
+/// How many of a pool's workers have left their loop: what [`crate::ThreadPool::shutdown`]
+/// waits on when it has no handles to join (threads from a spawn handler).
+pub(crate) struct Stopped {
+    count: Mutex<usize>,
+    changed: Condvar,
+}
+
+impl Stopped {
+    pub(crate) fn new() -> Self {
+        Stopped {
+            count: Mutex::new(0),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// One more worker has stopped (or will never start).
+    pub(crate) fn one_more(&self) {
+        *self.count.lock() += 1;
+        self.changed.notify_all();
+    }
+
+    /// Counts `n` workers that will never start (a build that failed part-way).
+    pub(crate) fn never_started(&self, n: usize) {
+        *self.count.lock() += n;
+        self.changed.notify_all();
+    }
+
+    /// Blocks until `n` workers have stopped.
+    pub(crate) fn wait_for(&self, n: usize) {
+        let mut count = self.count.lock();
+        while *count < n {
+            self.changed.wait(&mut count);
+        }
+    }
+}
