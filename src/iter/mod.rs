@@ -62,6 +62,7 @@ mod report;
 mod schedule;
 mod sides;
 mod slice;
+pub(crate) mod slice_methods;
 mod sort;
 pub mod sources;
 pub mod strings;
@@ -95,6 +96,12 @@ pub use range::RangeIter;
 pub use report::{LoopReport, WorkerFinish};
 pub use schedule::{ParseScheduleError, Schedule};
 pub use slice::{Iter, IterMut};
+// `slice_methods::Split` is reachable as `hypersteal::slice::Split`: here the name is the
+// `split` source's, as in rayon.
+pub use slice_methods::{
+    ChunkBy, ChunkByMut, ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut,
+    RChunksMut, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
+};
 pub use sources::{
     empty, once, repeat, repeat_n, repeatn, split, Empty, Once, Repeat, RepeatN, Split,
 };
