@@ -14,7 +14,7 @@ use proptest::prelude::*;
 use std::time::Duration;
 
 const LENS: [usize; 6] = [0, 1, 2, 7, 100, 10_007];
-const SIZES: [usize; 7] = [1, 2, 3, 7, 64, 1000, 20_000];
+const SIZES: [usize; 8] = [1, 2, 3, 7, 64, 1000, 20_000, usize::MAX];
 const LIMIT: Duration = Duration::from_secs(300);
 
 /// `n` pseudo-random values below `modulus` from a fixed seed (an LCG: every run checks the same

@@ -3,10 +3,11 @@
 //! Switching from rayon is a change of import: `use hypersteal::prelude::*;` brings
 //! [`ParallelIterator`], [`IndexedParallelIterator`], [`IntoParallelIterator`],
 //! [`IntoParallelRefIterator`] (`par_iter`), [`IntoParallelRefMutIterator`] (`par_iter_mut`),
-//! [`ParallelSlice`] (`par_chunks`), [`ParallelSliceMut`] (`par_chunks_mut`) and
-//! [`ParallelExtend`] (`par_extend`) into scope. The fallible methods (`try_for_each`,
-//! `try_reduce`, `try_fold`) accept `Option`, `Result` and `ControlFlow` through [`Try`], and
-//! `partition_map` sorts with [`Either`] (the `either` crate's, as rayon re-exports it).
+//! [`ParallelSlice`] (`par_chunks`, `par_windows`, `par_split`, …), [`ParallelSliceMut`]
+//! (`par_chunks_mut`, `par_split_mut`, …, the sorts) and [`ParallelExtend`] (`par_extend`) into
+//! scope. The fallible methods (`try_for_each`, `try_reduce`, `try_fold`) accept `Option`,
+//! `Result` and `ControlFlow` through [`Try`], and `partition_map` sorts with [`Either`] (the
+//! `either` crate's, as rayon re-exports it).
 //!
 //! Order-sensitive methods give the sequential answer under every schedule: `find_first`,
 //! `position_first`, `try_for_each`, `cmp`, … return what the sequential iterator would, and
