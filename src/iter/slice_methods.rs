@@ -5,7 +5,7 @@
 //! at the slice position of a given window or chunk, and whose pieces are std's sequential
 //! iterators of the same name. The splitting iterators (`par_split`, `par_split_inclusive`,
 //! `par_chunk_by` and their `_mut` forms) are unindexed: their slice is halved at a boundary
-//! between two pieces found near its middle (see [`Rule::cut`]), so that no piece straddles two
+//! between two pieces found near its middle (see `Rule::cut`), so that no piece straddles two
 //! halves, and each half is then cut by std's sequential method. The halves' results are
 //! combined in order, so the items are std's, in std's order.
 
