@@ -97,7 +97,12 @@ pub mod range_inclusive {
 
 /// rayon's `slice` module: the parallel slice traits and their iterators.
 pub mod slice {
-    pub use crate::iter::{Chunks, ChunksMut, Iter, IterMut, ParallelSlice, ParallelSliceMut};
+    pub use crate::iter::slice_methods::Split;
+    pub use crate::iter::{
+        ChunkBy, ChunkByMut, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut,
+        ParallelSlice, ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut,
+        SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
+    };
 }
 
 /// rayon's `str` module: the parallel string trait and its iterators.

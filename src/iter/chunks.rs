@@ -1,6 +1,12 @@
-//! `par_chunks` and `par_chunks_mut`: slices cut into consecutive sub-slices of a fixed size.
+//! The parallel slice traits, [`ParallelSlice`] and [`ParallelSliceMut`], with `par_chunks`
+//! and `par_chunks_mut`: slices cut into consecutive sub-slices of a fixed size. The iterators of
+//! the other slice methods are in `slice_methods`.
 
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
+use crate::iter::slice_methods::{
+    ChunkBy, ChunkByMut, ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut,
+    RChunksMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
+};
 use crate::iter::{DriveCallback, IndexedParallelIterator, ParallelIterator};
 
 /// Parallel methods on shared slices (and, through `Deref`, `Vec`s).
@@ -26,6 +32,129 @@ pub trait ParallelSlice<T: Sync> {
             slice: self.as_parallel_slice(),
             size: chunk_size,
         }
+    }
+
+    /// Iterates in parallel over every run of `window_size` consecutive items; the windows
+    /// overlap, and there are none if the slice is shorter than `window_size`.
+    ///
+    /// # Panics
+    ///
+    /// If `window_size` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let rising = [1, 3, 2, 5, 8].par_windows(2).filter(|w| w[0] < w[1]).count();
+    /// assert_eq!(rising, 3);
+    /// ```
+    fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
+        Windows::new(self.as_parallel_slice(), window_size)
+    }
+
+    /// Iterates in parallel over consecutive sub-slices of exactly `chunk_size` items; the last
+    /// items, too few for a whole chunk, are left out and available from
+    /// [`ChunksExact::remainder`].
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v = [1, 2, 3, 4, 5, 6, 7];
+    /// let chunks = v.par_chunks_exact(3);
+    /// assert_eq!(chunks.remainder(), [7]);
+    /// let sums: Vec<i32> = chunks.map(|c| c.iter().sum()).collect();
+    /// assert_eq!(sums, [6, 15]);
+    /// ```
+    fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
+        ChunksExact::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// Iterates in parallel over sub-slices of `chunk_size` items counted from the end: the
+    /// last `chunk_size` items come first, and the chunk at the start of the slice, which comes
+    /// last, may be shorter.
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let chunks: Vec<&[u8]> = [1, 2, 3, 4, 5].par_rchunks(2).collect();
+    /// assert_eq!(chunks, [&[4, 5][..], &[2, 3], &[1]]);
+    /// ```
+    fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
+        RChunks::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// Iterates in parallel over sub-slices of exactly `chunk_size` items counted from the end,
+    /// last chunk first; the first items, too few for a whole chunk, are left out and available
+    /// from [`RChunksExact::remainder`].
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let v = [1, 2, 3, 4, 5];
+    /// let chunks = v.par_rchunks_exact(2);
+    /// assert_eq!(chunks.remainder(), [1]);
+    /// let got: Vec<&[u8]> = chunks.collect();
+    /// assert_eq!(got, [&[4, 5][..], &[2, 3]]);
+    /// ```
+    fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
+        RChunksExact::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// Iterates in parallel over the sub-slices between the items for which `separator` holds
+    /// (the separators themselves are in no sub-slice), as [`slice::split`] cuts them: `n`
+    /// separators make `n + 1` sub-slices, empty ones included.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let sums: Vec<i32> = [4, 5, 0, 7, 0, 0, 1]
+    ///     .par_split(|x| *x == 0)
+    ///     .map(|piece| piece.iter().sum())
+    ///     .collect();
+    /// assert_eq!(sums, [9, 7, 0, 1]);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> Split<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// Iterates in parallel over sub-slices each ended by an item for which `separator` holds
+    /// (kept as the sub-slice's last item), then the items after the last separator if there
+    /// are any, as [`slice::split_inclusive`] cuts them.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let pieces: Vec<&[i32]> = [1, 0, 2, 3, 0, 4].par_split_inclusive(|x| *x == 0).collect();
+    /// assert_eq!(pieces, [&[1, 0][..], &[2, 3, 0], &[4]]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusive::new(self.as_parallel_slice(), separator)
+    }
+
+    /// Iterates in parallel over the longest runs of items in which `pred` holds for every two
+    /// neighbours (`pred(&a, &b)` with `a` just before `b`), as [`slice::chunk_by`] cuts them.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let runs: Vec<&[i32]> = [1, 1, 2, 3, 3, 3].par_chunk_by(|a, b| a == b).collect();
+    /// assert_eq!(runs, [&[1, 1][..], &[2], &[3, 3, 3]]);
+    /// ```
+    fn par_chunk_by<F>(&self, pred: F) -> ChunkBy<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkBy::new(self.as_parallel_slice(), pred)
     }
 }
 
@@ -60,6 +189,115 @@ pub trait ParallelSliceMut<T: Send> {
             size: chunk_size,
         }
     }
+
+    /// Iterates in parallel over consecutive mutable sub-slices of exactly `chunk_size` items;
+    /// the last items, too few for a whole chunk, are left out and available from
+    /// [`ChunksExactMut::into_remainder`] (or `remainder`, `take_remainder`).
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// let mut chunks = v.par_chunks_exact_mut(2);
+    /// chunks.take_remainder().fill(0);
+    /// chunks.for_each(|c| c.swap(0, 1));
+    /// assert_eq!(v, [2, 1, 4, 3, 0]);
+    /// ```
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
+        ChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Iterates in parallel over mutable sub-slices of `chunk_size` items counted from the end:
+    /// the last `chunk_size` items come first, and the chunk at the start of the slice, which
+    /// comes last, may be shorter.
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let mut v = [0u32; 5];
+    /// v.par_rchunks_mut(2).enumerate().for_each(|(i, c)| c.fill(i as u32));
+    /// assert_eq!(v, [2, 1, 1, 0, 0]);
+    /// ```
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
+        RChunksMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Iterates in parallel over mutable sub-slices of exactly `chunk_size` items counted from
+    /// the end, last chunk first; the first items, too few for a whole chunk, are left out and
+    /// available from [`RChunksExactMut::into_remainder`] (or `remainder`, `take_remainder`).
+    ///
+    /// # Panics
+    ///
+    /// If `chunk_size` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let mut v = [1, 2, 3, 4, 5];
+    /// let mut chunks = v.par_rchunks_exact_mut(2);
+    /// assert_eq!(chunks.remainder(), [1]);
+    /// chunks.for_each(|c| c.reverse());
+    /// assert_eq!(v, [1, 3, 2, 5, 4]);
+    /// ```
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
+        RChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Iterates in parallel over the mutable sub-slices between the items for which
+    /// `separator` holds (the separators are in no sub-slice), as [`slice::split_mut`] cuts
+    /// them.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let mut v = [3, 1, 0, 5, 4, 0, 2];
+    /// v.par_split_mut(|x| *x == 0).for_each(|piece| piece.sort());
+    /// assert_eq!(v, [1, 3, 0, 4, 5, 0, 2]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Iterates in parallel over mutable sub-slices each ended by an item for which
+    /// `separator` holds (kept as the sub-slice's last item), then the items after the last
+    /// separator if there are any, as [`slice::split_inclusive_mut`] cuts them.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let mut v = [1, 2, 0, 3, 0, 4];
+    /// v.par_split_inclusive_mut(|x| *x == 0).for_each(|piece| piece.reverse());
+    /// assert_eq!(v, [0, 2, 1, 0, 3, 4]);
+    /// ```
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusiveMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Iterates in parallel over the longest mutable runs of items in which `pred` holds for
+    /// every two neighbours, as [`slice::chunk_by_mut`] cuts them.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let mut v = [1, 2, 3, 2, 5, 6];
+    /// v.par_chunk_by_mut(|a, b| a < b).for_each(|run| run.reverse());
+    /// assert_eq!(v, [3, 2, 1, 6, 5, 2]);
+    /// ```
+    fn par_chunk_by_mut<F>(&mut self, pred: F) -> ChunkByMut<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkByMut::new(self.as_parallel_slice_mut(), pred)
+    }
+
     /// Sorts the slice in parallel, stably (equal elements keep their order): a merge sort
     /// whose merges are split in parallel too. Needs a scratch buffer as long as the slice.
     ///

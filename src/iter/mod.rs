@@ -3,10 +3,11 @@
 //! Switching from rayon is a change of import: `use hypersteal::prelude::*;` brings
 //! [`ParallelIterator`], [`IndexedParallelIterator`], [`IntoParallelIterator`],
 //! [`IntoParallelRefIterator`] (`par_iter`), [`IntoParallelRefMutIterator`] (`par_iter_mut`),
-//! [`ParallelSlice`] (`par_chunks`), [`ParallelSliceMut`] (`par_chunks_mut`) and
-//! [`ParallelExtend`] (`par_extend`) into scope. The fallible methods (`try_for_each`,
-//! `try_reduce`, `try_fold`) accept `Option`, `Result` and `ControlFlow` through [`Try`], and
-//! `partition_map` sorts with [`Either`] (the `either` crate's, as rayon re-exports it).
+//! [`ParallelSlice`] (`par_chunks`, `par_windows`, `par_split`, …), [`ParallelSliceMut`]
+//! (`par_chunks_mut`, `par_split_mut`, …, the sorts) and [`ParallelExtend`] (`par_extend`) into
+//! scope. The fallible methods (`try_for_each`, `try_reduce`, `try_fold`) accept `Option`,
+//! `Result` and `ControlFlow` through [`Try`], and `partition_map` sorts with [`Either`] (the
+//! `either` crate's, as rayon re-exports it).
 //!
 //! Order-sensitive methods give the sequential answer under every schedule: `find_first`,
 //! `position_first`, `try_for_each`, `cmp`, … return what the sequential iterator would, and
@@ -62,6 +63,7 @@ mod report;
 mod schedule;
 mod sides;
 mod slice;
+pub(crate) mod slice_methods;
 mod sort;
 pub mod sources;
 pub mod strings;
@@ -95,6 +97,12 @@ pub use range::RangeIter;
 pub use report::{LoopReport, WorkerFinish};
 pub use schedule::{ParseScheduleError, Schedule};
 pub use slice::{Iter, IterMut};
+// `slice_methods::Split` is reachable as `hypersteal::slice::Split`: here the name is the
+// `split` source's, as in rayon.
+pub use slice_methods::{
+    ChunkBy, ChunkByMut, ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut,
+    RChunksMut, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
+};
 pub use sources::{
     empty, once, repeat, repeat_n, repeatn, split, Empty, Once, Repeat, RepeatN, Split,
 };
