@@ -210,7 +210,12 @@ pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
         match key {
             "b" => {
                 let b = whole("a whole number 2 to 8")?;
-                t.branching = u32::try_from(b).unwrap_or(u32::MAX);
+                t.branching = u32::try_from(b).map_err(|_| {
+                    format!(
+                        "search: b (branch slots per node) must be 2 to {}, got {b}",
+                        SearchTree::MAX_BRANCHING
+                    )
+                })?;
             }
             "cutoff" if value == "none" => t.cutoff = None,
             "cutoff" => {

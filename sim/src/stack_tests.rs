@@ -82,6 +82,7 @@ fn search_spellings_round_trip_and_errors_name_the_setting() {
         ("search:x", &["nodes", "`x`"]),
         ("search:100:b=9", &["b ", "2 to 8", "9"]),
         ("search:100:b=1", &["b ", "2 to 8", "1"]),
+        ("search:100:b=99999999999", &["b ", "2 to 8", "99999999999"]),
         ("search:100:cutoff=-1", &["cutoff", "`-1`", "none"]),
         (
             "search:100:split=third",
