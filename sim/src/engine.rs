@@ -23,6 +23,7 @@
 
 use crate::cost::{CostModel, Server, SharedPoint};
 use crate::queue::EventQueue;
+use crate::stack::{SearchStack, SearchTree};
 use crate::workload::{SplitWork, TaskTree};
 use crate::{Idle, SimConfig, SimResult};
 use hypersteal::policy::machine::{self, machine_for, Answer, Env, LoadView, Machine, Shared};
@@ -34,6 +35,8 @@ use std::collections::VecDeque;
 enum Work<N> {
     Node(N),
     Chunk(f64),
+    /// A depth-first search's stack of untried alternatives; its top node is being expanded.
+    Stack(SearchStack),
 }
 
 #[derive(Clone, Debug)]
@@ -86,18 +89,29 @@ enum Ev<N> {
     },
 }
 
-/// Loads as the policies see them at one instant: waiting tasks (deque + inbox), and for a
-/// divisible piece the number of grains it could still give away.
+/// Loads as the policies see them at one instant: waiting tasks (deque + inbox), for a
+/// divisible piece the number of grains it could still give away, and for a search stack the
+/// untried alternatives above the cut-off.
 struct View<'a, N> {
     procs: &'a [Proc<N>],
     now: f64,
     cost: &'a CostModel,
     grain: f64,
+    cutoff: u32,
 }
 
 impl<N> View<'_, N> {
+    /// What the executing piece could give: grains of a divisible piece, alternatives of a
+    /// search stack.
     fn chunk_grains(&self, p: &Proc<N>) -> usize {
         match &p.current {
+            Some((
+                Task {
+                    work: Work::Stack(stack),
+                    ..
+                },
+                _,
+            )) => stack.giveable(self.cutoff),
             Some((
                 Task {
                     work: Work::Chunk(_),
@@ -127,6 +141,8 @@ impl<N> LoadView for View<'_, N> {
 pub(crate) struct Engine<'a, T: TaskTree> {
     tree: Option<&'a T>,
     split: SplitWork,
+    /// A stack-splitting search instead of a task tree or divisible work.
+    search: Option<SearchTree>,
     cost: CostModel,
     policy: Policy,
     graph: TopologyGraph,
@@ -146,10 +162,12 @@ pub(crate) struct Engine<'a, T: TaskTree> {
     point: Server,
     bus: Server,
     kids: Vec<T::Node>,
+    search_kids: Vec<crate::stack::SearchNode>,
     end: f64,
     work_done: f64,
     requests: u64,
     requests_ok: u64,
+    rejects: u64,
     transfers: u64,
     tasks: u64,
     max_hops: u32,
@@ -204,6 +222,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         Engine {
             tree,
             split,
+            search: None,
             cost: config.cost,
             policy: config.policy,
             machines: (0..p)
@@ -220,10 +239,12 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             point: Server::default(),
             bus: Server::default(),
             kids: Vec::new(),
+            search_kids: Vec::new(),
             end: 0.0,
             work_done: 0.0,
             requests: 0,
             requests_ok: 0,
+            rejects: 0,
             transfers: 0,
             tasks: 0,
             max_hops: 0,
@@ -234,6 +255,14 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             in_flight: 0,
             max_requests: u64::MAX,
         }
+    }
+
+    /// Runs `search` instead: processor 0 starts with the root on its stack; requests split
+    /// stacks above the search's own cut-off depth.
+    pub(crate) fn searching(mut self, search: SearchTree) -> Self {
+        self.search = Some(search);
+        self.cutoff_depth = search.cutoff.unwrap_or(u32::MAX);
+        self
     }
 
     fn receiver(&self) -> bool {
@@ -252,6 +281,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             now,
             cost: &self.cost,
             grain: self.split.grain,
+            cutoff: self.cutoff_depth,
         };
         let env = Env {
             me: p,
@@ -301,9 +331,10 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     }
 
     pub(crate) fn run(mut self) -> SimResult {
-        let root = match self.tree {
-            Some(t) => Work::Node(t.root()),
-            None => Work::Chunk(self.split.work),
+        let root = match (self.search, self.tree) {
+            (Some(s), _) => Work::Stack(SearchStack::new(s.root())),
+            (None, Some(t)) => Work::Node(t.root()),
+            (None, None) => Work::Chunk(self.split.work),
         };
         // The worker that is given the root is busy from the start (under SB: the first donor;
         // being given the root is no access to the queue).
@@ -343,6 +374,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             work: self.work_done,
             requests: self.requests,
             requests_ok: self.requests_ok,
+            rejects: self.rejects,
             transfers: self.transfers,
             tasks: self.tasks,
             max_hops: self.max_hops,
@@ -357,6 +389,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             now,
             cost: &self.cost,
             grain: self.split.grain,
+            cutoff: self.cutoff_depth,
         }
     }
 
@@ -403,6 +436,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         let units = match &task.work {
             Work::Node(n) => self.tree.expect("a node needs a tree").cost(n),
             Work::Chunk(w) => *w,
+            // One node expansion.
+            Work::Stack(_) => 1.0,
         };
         let end = now + units * self.cost.t_work;
         self.busy += 1;
@@ -430,9 +465,27 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         self.busy -= 1;
         self.end = self.end.max(end);
         self.tasks += 1;
+        if let Work::Stack(mut stack) = task.work {
+            // The top node is expanded: its children replace it and the next top starts.
+            let search = self.search.expect("a stack belongs to a search");
+            self.work_done += self.cost.t_work;
+            stack.expand_top(&search, &mut self.search_kids);
+            if stack.is_empty() {
+                self.refresh(p, now);
+                self.become_idle(p, now);
+            } else {
+                let task = Task {
+                    work: Work::Stack(stack),
+                    ..task
+                };
+                self.start(p, task, now);
+            }
+            return;
+        }
         let mut next = None;
         match &task.work {
             Work::Chunk(w) => self.work_done += w * self.cost.t_work,
+            Work::Stack(_) => unreachable!("handled above"),
             Work::Node(n) => {
                 let tree = self.tree.expect("a node needs a tree");
                 self.work_done += tree.cost(n) * self.cost.t_work;
@@ -656,6 +709,21 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             None
         } else if let Some(task) = self.procs[victim].deque.pop_front_if(|t| t.depth <= cutoff) {
             Some(task)
+        } else if let Some((
+            Task {
+                work: Work::Stack(stack),
+                ..
+            },
+            _,
+        )) = &mut self.procs[victim].current
+        {
+            let search = self.search.expect("a stack belongs to a search");
+            stack.split(search.split, cutoff).map(|given| Task {
+                work: Work::Stack(given),
+                hops: 0,
+                depth: 0,
+                decided: true,
+            })
         } else if self.view(now).chunk_grains(&self.procs[victim]) > 0 {
             let (alpha_lo, alpha_hi) = (self.split.alpha_min, self.split.alpha_max);
             let alpha = if alpha_hi > alpha_lo {
@@ -707,6 +775,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 );
             }
             None => {
+                self.rejects += 1;
                 self.decide(thief, now, |m, env| m.request_failed(env, victim));
                 let at = self.msg(now, d);
                 self.queue.push(at, Ev::Retry(thief));

@@ -38,8 +38,11 @@ mod engine;
 mod iso;
 mod output;
 mod queue;
+mod stack;
 mod workload;
 
+#[cfg(test)]
+mod stack_tests;
 #[cfg(test)]
 mod tests;
 
@@ -49,6 +52,7 @@ pub use iso::{
     IsoResult, PaperIso,
 };
 pub use output::{iso_table, table};
+pub use stack::{SearchTree, StackSplit};
 pub use workload::{
     fib_calls, tree_size, FibTree, QueensNode, QueensTree, SplitWork, TaskTree, Workload,
 };
@@ -128,6 +132,9 @@ pub struct SimResult {
     pub requests: u64,
     /// Requests that obtained work.
     pub requests_ok: u64,
+    /// Requests their victim rejected. Every request is answered once: `requests_ok + rejects
+    /// == requests` when a run ends.
+    pub rejects: u64,
     /// Work messages: granted requests plus tasks placed by sender-initiated policies.
     pub transfers: u64,
     /// Pieces of work executed (tree nodes, or divisible pieces).
@@ -169,6 +176,21 @@ fn check(config: &SimConfig, tree: bool) -> Result<(), SimError> {
         .policy
         .validate()
         .map_err(|e| SimError(e.to_string()))?;
+    if let Workload::Search(t) = config.workload {
+        t.validate().map_err(SimError)?;
+        if config.policy.is_sender_initiated() {
+            return Err(SimError(format!(
+                "{} places new tasks and needs a tree workload; {} moves work only by splitting stacks on request (receiver-initiated policies)",
+                config.policy, config.workload
+            )));
+        }
+        if config.cutoff_depth.is_some() {
+            return Err(SimError(format!(
+                "a search workload takes its cut-off in its spelling (search:NODES:cutoff=D), not cutoff_depth; got {}",
+                config.workload
+            )));
+        }
+    }
     if config.policy.is_sender_initiated() && !tree {
         return Err(SimError(format!(
             "{} places new tasks and needs a tree workload, not divisible work",
@@ -207,6 +229,11 @@ pub fn simulate(config: &SimConfig) -> Result<SimResult, SimError> {
         Workload::Split(s) => engine::Engine::<FibTree>::new(config, None, s).run(),
         Workload::Fib(t) => engine::Engine::new(config, Some(&t), SplitWork::halving(1.0)).run(),
         Workload::Queens(t) => engine::Engine::new(config, Some(&t), SplitWork::halving(1.0)).run(),
+        Workload::Search(t) => {
+            engine::Engine::<FibTree>::new(config, None, SplitWork::halving(1.0))
+                .searching(t)
+                .run()
+        }
     };
     Ok(finish(config, config.workload.to_string(), r))
 }

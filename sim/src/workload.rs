@@ -1,6 +1,7 @@
 //! Workloads of the simulator: task trees (fib-shaped, n-queens, anything implementing
 //! [`TaskTree`]) and Kumar's divisible work split as `αw` and `(1 − α)w` per request.
 
+use crate::stack::{self, SearchTree};
 use std::fmt;
 use std::str::FromStr;
 
@@ -194,6 +195,7 @@ impl SplitWork {
 /// | `queens:N` or `queens:N:C` | [`QueensTree`] (cutoff `C`, default 3) |
 /// | `shu-fib32` | Shu's Fibonacci 32: `fib:32:16`, 8,361 chares |
 /// | `shu-queen10` | Shu's Queen 10: `queens:10:3`, 447 chares (Shu: 593) |
+/// | `search:NODES` or `search:NODES:KEY=VALUE,...` | [`SearchTree`]: depth-first search with stack splitting; keys `b` (branch slots, 2 to 8, default 2), `cutoff` (depth or `none`, default `none`), `split` (`half`, `bottom` or `top`, default `half`), `tree` (the tree's seed, default 1) |
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Workload {
     /// Divisible work.
@@ -202,6 +204,8 @@ pub enum Workload {
     Fib(FibTree),
     /// An n-queens search tree.
     Queens(QueensTree),
+    /// A depth-first tree search whose processors split stacks of untried alternatives.
+    Search(SearchTree),
 }
 
 impl Workload {
@@ -210,9 +214,10 @@ impl Workload {
     /// Shu's "Queen 10" (seed 000 Table 4).
     pub const SHU_QUEEN10: Workload = Workload::Queens(QueensTree { n: 10, cutoff: 3 });
 
-    /// Whether the work is a tree of tasks (sender-initiated policies need one).
+    /// Whether the work is a tree of tasks (sender-initiated policies need one). Divisible work
+    /// and a stack-splitting search are not: their work moves only when a request splits it.
     pub fn is_tree(&self) -> bool {
-        !matches!(self, Workload::Split(_))
+        !matches!(self, Workload::Split(_) | Workload::Search(_))
     }
 }
 
@@ -225,6 +230,7 @@ impl fmt::Display for Workload {
             Workload::Split(s) => write!(f, "split:{}:{}-{}", s.work, s.alpha_min, s.alpha_max),
             Workload::Fib(t) => write!(f, "fib:{}:{}", t.n, t.cutoff),
             Workload::Queens(t) => write!(f, "queens:{}:{}", t.n, t.cutoff),
+            Workload::Search(t) => t.fmt(f),
         }
     }
 }
@@ -233,6 +239,11 @@ impl FromStr for Workload {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let s = s.trim().to_ascii_lowercase();
+        if let Some(spec) = s.strip_prefix("search:") {
+            return stack::parse(spec)
+                .map(Workload::Search)
+                .map_err(|e| format!("bad workload `{s}`: {e}"));
+        }
         match s.as_str() {
             "shu-fib32" => return Ok(Workload::SHU_FIB32),
             "shu-queen10" => return Ok(Workload::SHU_QUEEN10),
@@ -242,7 +253,7 @@ impl FromStr for Workload {
         let name = parts.next().unwrap_or_default();
         let args: Vec<&str> = parts.collect();
         let bad = || {
-            format!("bad workload `{s}`: expected split:W[:A-B], fib:N[:C], queens:N[:C], shu-fib32 or shu-queen10")
+            format!("bad workload `{s}`: expected split:W[:A-B], fib:N[:C], queens:N[:C], search:NODES[:KEY=VALUE,...], shu-fib32 or shu-queen10")
         };
         let num = |x: &str| x.parse::<f64>().map_err(|_| bad());
         let int = |x: &str| x.parse::<u32>().map_err(|_| bad());

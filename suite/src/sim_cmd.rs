@@ -31,8 +31,9 @@ pub struct SimArgs {
     /// Simulated processor counts, comma separated (1 to 16384).
     #[arg(long, default_value = "1,2,4,8,16,32,64,128,256,512,1024")]
     pub procs: String,
-    /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`, or a
-    /// UTS tree `uts:T1` … `uts:T3L`.
+    /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`, a
+    /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting
+    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S]`.
     #[arg(long, default_value = "split:1000000")]
     pub workload: String,
     /// Seed of every random choice.
@@ -198,7 +199,8 @@ pub fn result_json(r: &SimResult) -> Value {
     json!({
         "policy": r.policy, "topology": r.topology, "procs": r.procs, "workload": r.workload,
         "work": r.work, "time": r.time, "speedup": r.speedup, "efficiency": r.efficiency,
-        "requests": r.requests, "requests_ok": r.requests_ok, "transfers": r.transfers,
+        "requests": r.requests, "requests_ok": r.requests_ok, "rejects": r.rejects,
+        "transfers": r.transfers,
         "tasks": r.tasks, "max_hops": r.max_hops, "shared_wait": r.shared_wait,
     })
 }
@@ -282,6 +284,12 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
         match args.workload.to_ascii_lowercase().strip_prefix("uts:") {
             Some(name) => plan.uts_tree = Some(uts::tree(name).ok_or_else(|| no_uts_tree(name))?),
             None => plan.workload = args.workload.parse()?,
+        }
+        if args.cutoff_depth.is_some() && matches!(plan.workload, Workload::Search(_)) {
+            return Err(format!(
+                "--cutoff-depth: {} takes its cut-off in its spelling (search:NODES:cutoff=D)",
+                args.workload
+            ));
         }
         if args.cutoff_depth.is_some() && plan.uts_tree.is_none() && !plan.workload.is_tree() {
             return Err(format!(

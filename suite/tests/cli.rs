@@ -165,6 +165,14 @@ fn bad_sim_flags_exit_2_before_anything_runs() {
     assert_usage_error(&["sim", "--msg-base=-1"], &["msg_base"]);
     assert_usage_error(&["sim", "--cutoff-depth", "3"], &["tree workload"]);
     assert_usage_error(
+        &["sim", "--workload", "search:1000:b=9"],
+        &["b (branch slots per node)", "2 to 8", "9"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "search:1000", "--cutoff-depth", "3"],
+        &["--cutoff-depth", "search:NODES:cutoff=D"],
+    );
+    assert_usage_error(
         &["sim", "--isoefficiency", "--efficiency", "1.5"],
         &["between 0 and 1"],
     );
