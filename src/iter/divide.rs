@@ -9,7 +9,6 @@
 use crate::iter::plumbing::Consumer;
 use crate::iter::schedule::initial_splits;
 use crate::registry::in_worker;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A piece of an unindexed source.
 pub(crate) trait Divisible: Send + Sized {
@@ -32,11 +31,7 @@ where
 {
     in_worker(|worker, _| {
         let refill = initial_splits(worker.registry.num_threads());
-        let ctx = Halving {
-            consumer,
-            refill,
-            abort: AtomicBool::new(false),
-        };
+        let ctx = Halving { consumer, refill };
         ctx.run(piece, refill, worker.index)
     })
 }
@@ -44,17 +39,6 @@ where
 struct Halving<'c, C> {
     consumer: &'c C,
     refill: u32,
-    /// Raised when a leaf panicked: pieces not yet started are skipped.
-    abort: AtomicBool,
-}
-
-/// Raises the abort flag if dropped during a panic (forgotten otherwise).
-struct RaiseOnUnwind<'a>(&'a AtomicBool);
-
-impl Drop for RaiseOnUnwind<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
 }
 
 impl<C> Halving<'_, C> {
@@ -63,7 +47,8 @@ impl<C> Halving<'_, C> {
         D: Divisible,
         C: Consumer<D::Item>,
     {
-        if self.abort.load(Ordering::Relaxed) || self.consumer.full() {
+        // A leaf that panics does not stop the others (as in rayon; `panic_fuse` does).
+        if self.consumer.full() {
             return self.consumer.identity();
         }
         if splits == 0 {
@@ -95,9 +80,6 @@ impl<C> Halving<'_, C> {
         D: Divisible,
         C: Consumer<D::Item>,
     {
-        let guard = RaiseOnUnwind(&self.abort);
-        let result = piece.fold_with(self.consumer);
-        std::mem::forget(guard);
-        result
+        piece.fold_with(self.consumer)
     }
 }

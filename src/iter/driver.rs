@@ -11,16 +11,17 @@
 //!   front of the remaining producer (the chunk size comes from the schedule's [`Chunker`]), and
 //!   folds it. Partial results carry their start index and are combined in index order at the end.
 //!
-//! Panics: a piece that panics raises the loop's `abort` flag, so pieces not yet started are
-//! skipped and participants stop taking chunks; once every other piece has stopped, the first
-//! panic resumes in the caller. Nothing a piece borrows is released before then.
+//! Panics: as in rayon, a piece that panics does not stop the others (the panicking piece's
+//! remaining items are skipped, every other piece runs; `panic_fuse` stops them early). Once
+//! every other piece has finished, the first panic resumes in the caller. Nothing a piece
+//! borrows is released before then.
 
 use crate::iter::plumbing::{sealed::Token, Consumer, Producer};
 use crate::iter::report::Recorder;
 use crate::iter::schedule::{initial_splits, Chunker};
 use crate::iter::Schedule;
 use crate::registry::{in_worker, WorkerThread};
-use crate::sync::{AtomicBool, Mutex, Ordering};
+use crate::sync::Mutex;
 use crate::unwind;
 use std::any::Any;
 use std::time::Instant;
@@ -45,7 +46,6 @@ where
         let ctx = Loop {
             consumer,
             recorder,
-            abort: AtomicBool::new(false),
             min_len,
             max_len: producer.max_len().max(min_len),
             refill: initial_splits(workers),
@@ -96,22 +96,11 @@ fn in_piece<R>(f: impl FnOnce() -> R) -> R {
 struct Loop<'c, C> {
     consumer: &'c C,
     recorder: Option<&'c Recorder>,
-    /// Set when a piece panicked: nothing new starts.
-    abort: AtomicBool,
     min_len: usize,
     /// The largest piece left unsplit (`with_max_len`), at least `min_len`.
     max_len: usize,
     /// The split budget of a fresh or stolen adaptive piece.
     refill: u32,
-}
-
-/// Raises the loop's abort flag if dropped during a panic (it is forgotten otherwise).
-struct AbortOnUnwind<'a>(&'a AtomicBool);
-
-impl Drop for AbortOnUnwind<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
 }
 
 fn current_worker(fallback: usize) -> usize {
@@ -123,7 +112,7 @@ impl<C> Loop<'_, C> {
     where
         C: Consumer<T>,
     {
-        self.abort.load(Ordering::Relaxed) || self.consumer.full()
+        self.consumer.full()
     }
 
     /// Folds one piece, which covers positions `start..start + range` of the loop, on worker
@@ -134,12 +123,10 @@ impl<C> Loop<'_, C> {
         C: Consumer<P::Item>,
     {
         let len = producer.len();
-        let guard = AbortOnUnwind(&self.abort);
         let result = in_piece(|| {
             self.consumer
                 .consume_range(start, range, producer.into_iter(), Token(()))
         });
-        std::mem::forget(guard);
         if let Some(recorder) = self.recorder {
             recorder.record(worker, len);
         }
@@ -257,7 +244,8 @@ impl<C> Loop<'_, C> {
                 match unwind::halt_unwinding(consumed) {
                     Ok(r) => mine.push((start, r)),
                     Err(payload) => {
-                        self.abort.store(true, Ordering::Relaxed);
+                        // The participant goes on with the next chunk: a panic stops only the
+                        // chunk it happened in (as a leaf of the adaptive schedule).
                         let mut first = panic.lock();
                         if first.is_none() {
                             *first = Some(payload);
@@ -267,7 +255,7 @@ impl<C> Loop<'_, C> {
                             drop(first);
                             unwind::drop_payload(payload);
                         }
-                        break;
+                        continue;
                     }
                 }
                 if let Some(recorder) = self.recorder {
