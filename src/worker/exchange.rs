@@ -6,7 +6,7 @@
 //! request fails at once), or the index of the one thief waiting for this worker's answer; and
 //! an **answer slot** where a victim leaves its answer to this worker's own request.
 
-use super::WorkerThread;
+use super::{Mode, WorkerThread};
 use crate::job::JobRef;
 use crate::policy::machine::Answer as Decision;
 use crate::stats::bump;
@@ -204,6 +204,15 @@ impl WorkerThread {
             }
         }
         self.idle_count().fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Leaving the main loop for good: requests to this worker fail at once from now on
+    /// (README, "Leaving"). A worker still in the idle state it started in is blocked already;
+    /// an adopted worker (`use_current_thread`) never leaves `BLOCKED`.
+    pub(super) fn retire(&self) {
+        if self.mode == Mode::Stealing && !self.adopted && !self.starts_blocked.get() {
+            self.block_requests();
+        }
     }
 
     /// Busy again: accept requests. Only the owner leaves `BLOCKED`, so a plain store does.

@@ -250,6 +250,8 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
             worker.execute(job);
         }
     }
+    // Gone for good: requests to this worker must fail at once (README, "Leaving").
+    worker.retire();
     SOLO.with(|s| s.set(false));
     WORKER_THREAD.with(|t| t.set(ptr::null()));
     guard.disarm();
