@@ -99,9 +99,9 @@ pub mod range_inclusive {
 pub mod slice {
     pub use crate::iter::slice_methods::Split;
     pub use crate::iter::{
-        ChunkBy, ChunkByMut, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut,
-        ParallelSlice, ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut,
-        SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
+        ArrayWindows, ChunkBy, ChunkByMut, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter,
+        IterMut, ParallelSlice, ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut,
+        RChunksMut, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
     };
 }
 

@@ -3,6 +3,6 @@
 
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
-    IntoParallelRefMutIterator, ParallelDrainFull, ParallelDrainRange, ParallelExtend,
-    ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
+    IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull, ParallelDrainRange,
+    ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
 };

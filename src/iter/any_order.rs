@@ -72,19 +72,37 @@ pub struct SkipAny<I> {
 }
 
 /// The iterator of [`ParallelIterator::take_any_while`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct TakeAnyWhile<I, P> {
     base: I,
     predicate: P,
 }
 
+impl<I: std::fmt::Debug, P> std::fmt::Debug for TakeAnyWhile<I, P> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("TakeAnyWhile")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The iterator of [`ParallelIterator::skip_any_while`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct SkipAnyWhile<I, P> {
     base: I,
     predicate: P,
+}
+
+impl<I: std::fmt::Debug, P> std::fmt::Debug for SkipAnyWhile<I, P> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("SkipAnyWhile")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I> TakeAny<I> {
@@ -422,13 +440,24 @@ impl<'f, P: Producer> Producer for FuseProducer<'f, P> {
 
 /// The iterator of [`IndexedParallelIterator::fold_chunks_with`]: every `chunk_size`
 /// consecutive items (the last chunk may be shorter) folded from a clone of `init`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FoldChunksWith<I, T, F> {
     base: I,
     size: usize,
     init: T,
     fold_op: F,
+}
+
+impl<I: std::fmt::Debug, T: std::fmt::Debug, F> std::fmt::Debug for FoldChunksWith<I, T, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("FoldChunksWith")
+            .field("base", &self.base)
+            .field("size", &self.size)
+            .field("init", &self.init)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, T, F> FoldChunksWith<I, T, F> {

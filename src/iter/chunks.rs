@@ -4,8 +4,8 @@
 
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
 use crate::iter::slice_methods::{
-    ChunkBy, ChunkByMut, ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut,
-    RChunksMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
+    ArrayWindows, ChunkBy, ChunkByMut, ChunksExact, ChunksExactMut, RChunks, RChunksExact,
+    RChunksExactMut, RChunksMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
 };
 use crate::iter::{DriveCallback, IndexedParallelIterator, ParallelIterator};
 
@@ -32,6 +32,23 @@ pub trait ParallelSlice<T: Sync> {
             slice: self.as_parallel_slice(),
             size: chunk_size,
         }
+    }
+
+    /// Iterates in parallel over every run of `N` consecutive items, each as a reference to an
+    /// array (`&[T; N]`); the windows overlap, and there are none if the slice is shorter than
+    /// `N`.
+    ///
+    /// # Panics
+    ///
+    /// If `N` is 0.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let sums: Vec<i32> = [1, 2, 3, 4].par_array_windows().map(|[a, b, c]| a + b + c).collect();
+    /// assert_eq!(sums, [6, 9]);
+    /// ```
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        ArrayWindows::new(self.as_parallel_slice())
     }
 
     /// Iterates in parallel over every run of `window_size` consecutive items; the windows
@@ -428,6 +445,12 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
 pub struct Chunks<'data, T> {
     slice: &'data [T],
     size: usize,
+}
+
+impl<T> Clone for Chunks<'_, T> {
+    fn clone(&self) -> Self {
+        Chunks { ..*self }
+    }
 }
 
 /// The iterator of [`ParallelSliceMut::par_chunks_mut`].

@@ -28,6 +28,15 @@ macro_rules! delegate {
             pub(crate) inner: $inner,
         }
 
+        impl<$($lt,)* $($p),*> Clone for $name<$($lt,)* $($p),*>
+        where
+            $inner: Clone,
+        {
+            fn clone(&self) -> Self {
+                $name { inner: self.inner.clone() }
+            }
+        }
+
         impl<$($lt,)* $($p),*> $crate::iter::ParallelIterator for $name<$($lt,)* $($p),*>
         where
             $inner: $crate::iter::ParallelIterator,
@@ -521,7 +530,7 @@ pub mod array {
 
     /// The items of an array, moved out (`into_par_iter`), in order. The array is moved into a
     /// `Vec` first (one allocation).
-    #[derive(Debug)]
+    #[derive(Clone, Debug)]
     #[must_use = "parallel iterators do nothing until consumed"]
     pub struct IntoIter<T, const N: usize> {
         inner: crate::iter::IntoIter<T>,

@@ -1,15 +1,25 @@
 //! `filter` and `filter_map`: unindexed adapters that wrap the consumer; order is kept because
 //! each piece filters its own items and pieces are combined in order.
 
+use crate::iter::plumbing::until_full;
 use crate::iter::plumbing::Consumer;
 use crate::iter::ParallelIterator;
 
 /// The iterator of [`ParallelIterator::filter`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Filter<I, F> {
     base: I,
     predicate: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for Filter<I, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("Filter")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F> Filter<I, F> {
@@ -47,11 +57,17 @@ where
     type Result = C::Result;
 
     fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
-        self.inner.consume(iter.filter(self.predicate))
+        // Checks the consumer between items: a piece whose items all fail the predicate still
+        // stops once a `find_any` or `any` downstream is done.
+        self.inner
+            .consume(until_full(iter, || self.inner.full()).filter(self.predicate))
     }
 
     fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
-        self.inner.consume_at(start, iter.filter(self.predicate))
+        self.inner.consume_at(
+            start,
+            until_full(iter, || self.inner.full()).filter(self.predicate),
+        )
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
@@ -68,11 +84,20 @@ where
 }
 
 /// The iterator of [`ParallelIterator::filter_map`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FilterMap<I, F> {
     base: I,
     f: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for FilterMap<I, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("FilterMap")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F> FilterMap<I, F> {
@@ -111,11 +136,15 @@ where
     type Result = C::Result;
 
     fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
-        self.inner.consume(iter.filter_map(self.f))
+        self.inner
+            .consume(until_full(iter, || self.inner.full()).filter_map(self.f))
     }
 
     fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
-        self.inner.consume_at(start, iter.filter_map(self.f))
+        self.inner.consume_at(
+            start,
+            until_full(iter, || self.inner.full()).filter_map(self.f),
+        )
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {

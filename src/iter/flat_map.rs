@@ -7,11 +7,20 @@ use crate::iter::plumbing::Consumer;
 use crate::iter::{IntoParallelIterator, ParallelIterator};
 
 /// The iterator of [`ParallelIterator::flat_map`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FlatMap<I, F> {
     base: I,
     f: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for FlatMap<I, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("FlatMap")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F> FlatMap<I, F> {
@@ -104,11 +113,20 @@ where
 }
 
 /// The iterator of [`ParallelIterator::flat_map_iter`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FlatMapIter<I, F> {
     base: I,
     f: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for FlatMapIter<I, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("FlatMapIter")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F> FlatMapIter<I, F> {

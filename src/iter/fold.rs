@@ -1,15 +1,25 @@
 //! `fold`: one accumulator per piece, as a parallel iterator of accumulators.
 
+use crate::iter::plumbing::until_full;
 use crate::iter::plumbing::Consumer;
 use crate::iter::ParallelIterator;
 
 /// The iterator of [`ParallelIterator::fold`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Fold<I, ID, F> {
     base: I,
     identity: ID,
     fold_op: F,
+}
+
+impl<I: std::fmt::Debug, ID, F> std::fmt::Debug for Fold<I, ID, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("Fold")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, ID, F> Fold<I, ID, F> {
@@ -60,12 +70,14 @@ where
     type Result = C::Result;
 
     fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
-        let acc = iter.fold((self.identity)(), self.fold_op);
+        // A fold yields nothing until its piece ends: check the consumer between items, so
+        // that a `find_any` downstream stops every piece once one has found.
+        let acc = until_full(iter, || self.inner.full()).fold((self.identity)(), self.fold_op);
         self.inner.consume(std::iter::once(acc))
     }
 
     fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
-        let acc = iter.fold((self.identity)(), self.fold_op);
+        let acc = until_full(iter, || self.inner.full()).fold((self.identity)(), self.fold_op);
         self.inner.consume_at(start, std::iter::once(acc))
     }
 

@@ -459,13 +459,23 @@ impl<I: DoubleEndedIterator> DoubleEndedIterator for ChunkIter<I> {
 
 /// The iterator of [`IndexedParallelIterator::fold_chunks`]: every `chunk_size` consecutive
 /// items (the last chunk may be shorter) folded from `identity()`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FoldChunks<I, ID, F> {
     base: I,
     size: usize,
     identity: ID,
     fold_op: F,
+}
+
+impl<I: std::fmt::Debug, ID, F> std::fmt::Debug for FoldChunks<I, ID, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("FoldChunks")
+            .field("base", &self.base)
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, ID, F> FoldChunks<I, ID, F> {

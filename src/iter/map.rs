@@ -4,11 +4,20 @@ use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator, Schedule};
 
 /// The iterator of [`ParallelIterator::map`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Map<I, F> {
     base: I,
     f: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for Map<I, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("Map")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F> Map<I, F> {

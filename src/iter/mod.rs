@@ -100,8 +100,8 @@ pub use slice::{Iter, IterMut};
 // `slice_methods::Split` is reachable as `hypersteal::slice::Split`: here the name is the
 // `split` source's, as in rayon.
 pub use slice_methods::{
-    ChunkBy, ChunkByMut, ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut,
-    RChunksMut, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
+    ArrayWindows, ChunkBy, ChunkByMut, ChunksExact, ChunksExactMut, RChunks, RChunksExact,
+    RChunksExactMut, RChunksMut, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
 };
 pub use sources::{
     empty, once, repeat, repeat_n, repeatn, split, Empty, Once, Repeat, RepeatN, Split,

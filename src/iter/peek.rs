@@ -6,11 +6,20 @@ use crate::iter::{IndexedParallelIterator, ParallelIterator, Zip};
 use crate::sync::{AtomicBool, Ordering};
 
 /// The iterator of [`ParallelIterator::inspect`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Inspect<I, F> {
     base: I,
     op: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for Inspect<I, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("Inspect")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F> Inspect<I, F> {
@@ -58,11 +67,20 @@ where
 }
 
 /// The iterator of [`ParallelIterator::update`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Update<I, F> {
     base: I,
     op: F,
+}
+
+impl<I: std::fmt::Debug, F> std::fmt::Debug for Update<I, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("Update")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, F> Update<I, F> {
@@ -110,11 +128,20 @@ where
 }
 
 /// The iterator of [`IndexedParallelIterator::positions`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Positions<I, P> {
     base: I,
     predicate: P,
+}
+
+impl<I: std::fmt::Debug, P> std::fmt::Debug for Positions<I, P> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("Positions")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, P> Positions<I, P> {

@@ -62,6 +62,17 @@ pub trait ProducerCallback<T> {
     fn callback<P: Producer<Item = T>>(self, producer: P) -> Self::Output;
 }
 
+/// `iter`, cut short once `full()` holds (a consumer's [`Consumer::full`]): for adapters whose
+/// own loop may run through many items before their consumer sees one (`filter`, `filter_map`,
+/// `fold`), so that they stop once a short-circuiting consumer downstream is done. One check
+/// per item, as in rayon's folders.
+pub(crate) fn until_full<T>(
+    iter: impl Iterator<Item = T>,
+    full: impl Fn() -> bool,
+) -> impl Iterator<Item = T> {
+    iter.take_while(move |_| !full())
+}
+
 /// Folds pieces of a parallel iterator into partial results and combines them in order.
 ///
 /// One consumer is shared by every piece of a loop, possibly on several threads at once.

@@ -22,24 +22,60 @@ struct RangeProducer<T> {
     last: Option<T>,
 }
 
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The items whose ranges are parallel iterators: every integer type and `char` (sealed).
+///
+/// One generic `IntoParallelIterator` impl for `Range<T>` and `RangeInclusive<T>` over this
+/// trait (rather than one impl per type) lets an unsuffixed literal range such as
+/// `(0..100).into_par_iter()` fall back to `i32`, as with rayon.
+pub trait RangeItem: sealed::Sealed + Sized + Send {
+    /// `range` as a parallel iterator.
+    #[doc(hidden)]
+    fn half_open(range: Range<Self>) -> RangeIter<Self>;
+    /// `range` as a parallel iterator.
+    #[doc(hidden)]
+    fn inclusive(range: RangeInclusive<Self>) -> RangeIter<Self>;
+}
+
+impl<T: RangeItem> IntoParallelIterator for Range<T>
+where
+    RangeIter<T>: ParallelIterator<Item = T>,
+{
+    type Iter = RangeIter<T>;
+    type Item = T;
+
+    fn into_par_iter(self) -> RangeIter<T> {
+        T::half_open(self)
+    }
+}
+
+impl<T: RangeItem> IntoParallelIterator for RangeInclusive<T>
+where
+    RangeIter<T>: ParallelIterator<Item = T>,
+{
+    type Iter = RangeIter<T>;
+    type Item = T;
+
+    fn into_par_iter(self) -> RangeIter<T> {
+        T::inclusive(self)
+    }
+}
+
 macro_rules! range_impls {
     ($($t:ty),*) => {$(
-        impl IntoParallelIterator for Range<$t> {
-            type Iter = RangeIter<$t>;
-            type Item = $t;
+        impl sealed::Sealed for $t {}
 
-            fn into_par_iter(self) -> RangeIter<$t> {
-                RangeIter { range: self, last: None }
+        impl RangeItem for $t {
+            fn half_open(range: Range<$t>) -> RangeIter<$t> {
+                RangeIter { range, last: None }
             }
-        }
 
-        impl IntoParallelIterator for RangeInclusive<$t> {
-            type Iter = RangeIter<$t>;
-            type Item = $t;
-
-            fn into_par_iter(self) -> RangeIter<$t> {
-                let (start, end) = self.clone().into_inner();
-                if self.is_empty() {
+            fn inclusive(range: RangeInclusive<$t>) -> RangeIter<$t> {
+                let (start, end) = range.clone().into_inner();
+                if range.is_empty() {
                     RangeIter { range: start..start, last: None }
                 } else if end == <$t>::MAX {
                     RangeIter { range: start..end, last: Some(end) }
@@ -111,22 +147,16 @@ fn range_len(start: i128, end: i128) -> usize {
 /// the range is halved while the split budget lasts (see `divide.rs`).
 macro_rules! wide_range_impls {
     ($($t:ty),*) => {$(
-        impl IntoParallelIterator for Range<$t> {
-            type Iter = RangeIter<$t>;
-            type Item = $t;
+        impl sealed::Sealed for $t {}
 
-            fn into_par_iter(self) -> RangeIter<$t> {
-                RangeIter { range: self, last: None }
+        impl RangeItem for $t {
+            fn half_open(range: Range<$t>) -> RangeIter<$t> {
+                RangeIter { range, last: None }
             }
-        }
 
-        impl IntoParallelIterator for RangeInclusive<$t> {
-            type Iter = RangeIter<$t>;
-            type Item = $t;
-
-            fn into_par_iter(self) -> RangeIter<$t> {
-                let (start, end) = self.clone().into_inner();
-                if self.is_empty() {
+            fn inclusive(range: RangeInclusive<$t>) -> RangeIter<$t> {
+                let (start, end) = range.clone().into_inner();
+                if range.is_empty() {
                     RangeIter { range: start..start, last: None }
                 } else {
                     RangeIter { range: start..end, last: Some(end) }
@@ -186,26 +216,17 @@ fn char_at(position: u32) -> char {
     char::from_u32(code).expect("a char range holds only chars")
 }
 
-impl IntoParallelIterator for Range<char> {
-    type Iter = RangeIter<char>;
-    type Item = char;
+impl sealed::Sealed for char {}
 
-    fn into_par_iter(self) -> RangeIter<char> {
-        RangeIter {
-            range: self,
-            last: None,
-        }
+impl RangeItem for char {
+    fn half_open(range: Range<char>) -> RangeIter<char> {
+        RangeIter { range, last: None }
     }
-}
-
-impl IntoParallelIterator for RangeInclusive<char> {
-    type Iter = RangeIter<char>;
-    type Item = char;
 
     /// `'a'..='z'` keeps its last char apart, as `char::MAX` has no successor.
-    fn into_par_iter(self) -> RangeIter<char> {
-        let (start, end) = self.clone().into_inner();
-        if self.is_empty() {
+    fn inclusive(range: RangeInclusive<char>) -> RangeIter<char> {
+        let (start, end) = range.clone().into_inner();
+        if range.is_empty() {
             RangeIter {
                 range: start..start,
                 last: None,

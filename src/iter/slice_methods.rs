@@ -115,6 +115,77 @@ impl<'data, T: Sync> Producer for WindowsProducer<'data, T> {
     }
 }
 
+/// The iterator of
+/// [`ParallelSlice::par_array_windows`](crate::iter::ParallelSlice::par_array_windows): every
+/// run of `N` consecutive items, overlapping, as a reference to an array.
+#[derive(Debug)]
+#[must_use = "parallel iterators do nothing until consumed"]
+pub struct ArrayWindows<'data, T, const N: usize> {
+    slice: &'data [T],
+}
+
+impl<'data, T, const N: usize> ArrayWindows<'data, T, N> {
+    pub(crate) fn new(slice: &'data [T]) -> Self {
+        assert!(N != 0, "window size N must not be zero");
+        ArrayWindows { slice }
+    }
+}
+
+impl<T, const N: usize> Clone for ArrayWindows<'_, T, N> {
+    fn clone(&self) -> Self {
+        ArrayWindows { ..*self }
+    }
+}
+
+impl<'data, T: Sync, const N: usize> ParallelIterator for ArrayWindows<'data, T, N> {
+    type Item = &'data [T; N];
+
+    fn drive<C: Consumer<&'data [T; N]>>(self, consumer: C) -> C::Result {
+        self.with_producer(DriveCallback { consumer })
+    }
+}
+
+impl<'data, T: Sync, const N: usize> IndexedParallelIterator for ArrayWindows<'data, T, N> {
+    fn len(&self) -> usize {
+        window_count(self.slice.len(), N)
+    }
+
+    fn with_producer<CB: ProducerCallback<&'data [T; N]>>(self, callback: CB) -> CB::Output {
+        callback.callback(ArrayWindowsProducer::<T, N>(WindowsProducer {
+            slice: self.slice,
+            size: N,
+        }))
+    }
+}
+
+/// A window of `N` items as the array it is.
+fn as_array<T, const N: usize>(window: &[T]) -> &[T; N] {
+    window.try_into().expect("a window holds exactly N items")
+}
+
+/// The windows of a piece, each seen as an array.
+struct ArrayWindowsProducer<'data, T, const N: usize>(WindowsProducer<'data, T>);
+
+impl<'data, T: Sync, const N: usize> Producer for ArrayWindowsProducer<'data, T, N> {
+    type Item = &'data [T; N];
+    type IntoIter = std::iter::Map<std::slice::Windows<'data, T>, fn(&'data [T]) -> &'data [T; N]>;
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.0.split_at(index);
+        (ArrayWindowsProducer(left), ArrayWindowsProducer(right))
+    }
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0
+            .into_iter()
+            .map(as_array::<T, N> as fn(&'data [T]) -> &'data [T; N])
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exact chunks from the start
 

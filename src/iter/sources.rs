@@ -248,11 +248,20 @@ where
 }
 
 /// The iterator of [`split`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct Split<D, S> {
     data: D,
     splitter: S,
+}
+
+impl<D: std::fmt::Debug, S> std::fmt::Debug for Split<D, S> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The splitter is a closure, without `Debug`.
+        out.debug_struct("Split")
+            .field("data", &self.data)
+            .finish_non_exhaustive()
+    }
 }
 
 struct SplitPiece<'s, D, S> {

@@ -270,12 +270,21 @@ where
 
 /// The iterator of [`ParallelIterator::try_fold`]: one result per piece, each folded from
 /// `identity()` until the piece's first failure.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct TryFold<I, ID, F> {
     base: I,
     identity: ID,
     fold_op: F,
+}
+
+impl<I: std::fmt::Debug, ID, F> std::fmt::Debug for TryFold<I, ID, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("TryFold")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, ID, F> TryFold<I, ID, F> {
@@ -379,12 +388,22 @@ where
 
 /// The iterator of [`ParallelIterator::try_fold_with`]: like [`TryFold`], every piece starting
 /// from a clone of one value.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct TryFoldWith<I, T, F> {
     base: I,
     item: T,
     fold_op: F,
+}
+
+impl<I: std::fmt::Debug, T: std::fmt::Debug, F> std::fmt::Debug for TryFoldWith<I, T, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("TryFoldWith")
+            .field("base", &self.base)
+            .field("item", &self.item)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, T, F> TryFoldWith<I, T, F> {

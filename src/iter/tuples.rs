@@ -78,9 +78,16 @@ macro_rules! multizip {
 }
 
 multizip! {
+    (A a) => A, a, [a];
     (A a, B b) => Zip<A, B>, (a, b), [a.b];
     (A a, B b, C c) => Zip<Zip<A, B>, C>, ((a, b), c), [a.b.c];
     (A a, B b, C c, D d) => Zip<Zip<Zip<A, B>, C>, D>, (((a, b), c), d), [a.b.c.d];
     (A a, B b, C c, D d, E e) => Zip<Zip<Zip<Zip<A, B>, C>, D>, E>, ((((a, b), c), d), e), [a.b.c.d.e];
     (A a, B b, C c, D d, E e, F f) => Zip<Zip<Zip<Zip<Zip<A, B>, C>, D>, E>, F>, (((((a, b), c), d), e), f), [a.b.c.d.e.f];
+    (A a, B b, C c, D d, E e, F f, G g) => Zip<Zip<Zip<Zip<Zip<Zip<A, B>, C>, D>, E>, F>, G>, ((((((a, b), c), d), e), f), g), [a.b.c.d.e.f.g];
+    (A a, B b, C c, D d, E e, F f, G g, H h) => Zip<Zip<Zip<Zip<Zip<Zip<Zip<A, B>, C>, D>, E>, F>, G>, H>, (((((((a, b), c), d), e), f), g), h), [a.b.c.d.e.f.g.h];
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i) => Zip<Zip<Zip<Zip<Zip<Zip<Zip<Zip<A, B>, C>, D>, E>, F>, G>, H>, I>, ((((((((a, b), c), d), e), f), g), h), i), [a.b.c.d.e.f.g.h.i];
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i, J j) => Zip<Zip<Zip<Zip<Zip<Zip<Zip<Zip<Zip<A, B>, C>, D>, E>, F>, G>, H>, I>, J>, (((((((((a, b), c), d), e), f), g), h), i), j), [a.b.c.d.e.f.g.h.i.j];
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k) => Zip<Zip<Zip<Zip<Zip<Zip<Zip<Zip<Zip<Zip<A, B>, C>, D>, E>, F>, G>, H>, I>, J>, K>, ((((((((((a, b), c), d), e), f), g), h), i), j), k), [a.b.c.d.e.f.g.h.i.j.k];
+    (A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l) => Zip<Zip<Zip<Zip<Zip<Zip<Zip<Zip<Zip<Zip<Zip<A, B>, C>, D>, E>, F>, G>, H>, I>, J>, K>, L>, (((((((((((a, b), c), d), e), f), g), h), i), j), k), l), [a.b.c.d.e.f.g.h.i.j.k.l];
 }

@@ -11,12 +11,22 @@ use crate::iter::{IndexedParallelIterator, ParallelIterator, Schedule};
 use crate::sync::Mutex;
 
 /// The iterator of [`ParallelIterator::map_with`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct MapWith<I, T, F> {
     base: I,
     item: T,
     f: F,
+}
+
+impl<I: std::fmt::Debug, T: std::fmt::Debug, F> std::fmt::Debug for MapWith<I, T, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("MapWith")
+            .field("base", &self.base)
+            .field("item", &self.item)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, T, F> MapWith<I, T, F> {
@@ -26,12 +36,21 @@ impl<I, T, F> MapWith<I, T, F> {
 }
 
 /// The iterator of [`ParallelIterator::map_init`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct MapInit<I, INIT, F> {
     base: I,
     init: INIT,
     f: F,
+}
+
+impl<I: std::fmt::Debug, INIT, F> std::fmt::Debug for MapInit<I, INIT, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("MapInit")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, INIT, F> MapInit<I, INIT, F> {
@@ -390,12 +409,22 @@ where
 }
 
 /// The iterator of [`ParallelIterator::fold_with`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct FoldWith<I, T, F> {
     base: I,
     item: T,
     fold_op: F,
+}
+
+impl<I: std::fmt::Debug, T: std::fmt::Debug, F> std::fmt::Debug for FoldWith<I, T, F> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The closures have no `Debug` (as in rayon, the adapter is `Debug` all the same).
+        out.debug_struct("FoldWith")
+            .field("base", &self.base)
+            .field("item", &self.item)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I, T, F> FoldWith<I, T, F> {
