@@ -224,3 +224,100 @@ fn par_bridge_comes_with_the_prelude() {
         })
     });
 }
+
+#[test]
+fn os_strings_collect_like_strings() {
+    use std::borrow::Cow;
+    use std::ffi::{OsStr, OsString};
+    in_every_iter_pool(LIMIT, "os strings", |pool, ctx| {
+        pool.install(|| {
+            let words: Vec<String> = (0..500).map(|i| format!("w{i} ")).collect();
+            let want: OsString = words.iter().map(|w| OsStr::new(w.as_str())).collect();
+            let from_refs: OsString = words.par_iter().map(|w| OsStr::new(w.as_str())).collect();
+            assert_eq!(from_refs, want, "{ctx}");
+            let from_owned: OsString = words.par_iter().map(OsString::from).collect();
+            assert_eq!(from_owned, want, "{ctx}");
+            let from_cows: OsString = words
+                .par_iter()
+                .map(|w| Cow::Borrowed(OsStr::new(w.as_str())))
+                .collect();
+            assert_eq!(from_cows, want, "{ctx}");
+            let cow: Cow<'_, OsStr> = words.par_iter().map(|w| OsStr::new(w.as_str())).collect();
+            assert_eq!(cow, want.as_os_str(), "{ctx}");
+        })
+    });
+}
+
+#[test]
+fn skipped_items_are_still_produced_as_in_a_sequential_skip() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    in_every_iter_pool(LIMIT, "skip side effects", |pool, ctx| {
+        pool.install(|| {
+            let seen = AtomicUsize::new(0);
+            let kept: Vec<u32> = (0..1000u32)
+                .into_par_iter()
+                .map(|x| {
+                    seen.fetch_add(1, Ordering::Relaxed);
+                    x
+                })
+                .skip(600)
+                .collect();
+            assert_eq!(kept, (600..1000).collect::<Vec<_>>(), "{ctx}");
+            // Like `Iterator::skip`, every item was produced, the skipped ones included.
+            assert_eq!(seen.into_inner(), 1000, "{ctx}");
+        })
+    });
+}
+
+#[test]
+fn a_found_match_stops_the_pieces_after_it_before_they_produce_anything() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    in_every_iter_pool(LIMIT, "find_first stops", |pool, ctx| {
+        pool.install(|| {
+            let a = vec![0u32; 1024];
+            let mut b = a.clone();
+            b[42] = 1;
+            let produced = AtomicUsize::new(0);
+            let order = a
+                .par_iter()
+                .with_max_len(1)
+                .inspect(|_| {
+                    produced.fetch_add(1, Ordering::Relaxed);
+                })
+                .cmp(&b);
+            assert_eq!(order, std::cmp::Ordering::Less, "{ctx}");
+            if hypersteal::current_num_threads() == 1 {
+                // One worker takes the pieces in order: items 0 to 42, nothing after.
+                assert_eq!(produced.into_inner(), 43, "{ctx}");
+            }
+        })
+    });
+}
+
+#[test]
+fn extreme_piece_lengths_are_accepted_and_respected() {
+    in_every_iter_pool(LIMIT, "piece lengths", |pool, ctx| {
+        pool.install(|| {
+            let n = 100_000usize;
+            for min in [0usize, 1, 1000, usize::MAX] {
+                for max in [0usize, 1, 1000, usize::MAX] {
+                    let lo = min.clamp(1, n);
+                    let hi = max.max(lo.saturating_add(lo - 1));
+                    let sizes: Vec<usize> = (0..n)
+                        .into_par_iter()
+                        .with_min_len(min)
+                        .with_max_len(max)
+                        .fold(|| 0usize, |c, _| c + 1)
+                        .collect();
+                    assert_eq!(sizes.iter().sum::<usize>(), n, "{min} {max} {ctx}");
+                    // Pieces are at least `min` long (unless the loop is shorter) and at most
+                    // `max` unless `min` forces longer ones.
+                    assert!(
+                        sizes.iter().all(|&c| c >= lo && c <= hi),
+                        "{min} {max} {ctx}: {sizes:?}"
+                    );
+                }
+            }
+        })
+    });
+}

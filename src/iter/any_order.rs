@@ -462,10 +462,7 @@ impl<I: std::fmt::Debug, T: std::fmt::Debug, F> std::fmt::Debug for FoldChunksWi
 
 impl<I, T, F> FoldChunksWith<I, T, F> {
     pub(crate) fn new(base: I, size: usize, init: T, fold_op: F) -> Self {
-        assert!(
-            size != 0,
-            "fold_chunks_with: the chunk size must not be zero"
-        );
+        assert!(size != 0, "chunk_size must not be zero");
         FoldChunksWith {
             base,
             size,

@@ -324,6 +324,35 @@ impl<'a> FromParallelIterator<std::borrow::Cow<'a, str>> for String {
     }
 }
 
+/// Concatenates the collected pieces of an `OsString`, in order.
+fn concat_os<S: AsRef<std::ffi::OsStr>>(parts: Vec<S>) -> std::ffi::OsString {
+    let mut out = std::ffi::OsString::with_capacity(parts.iter().map(|p| p.as_ref().len()).sum());
+    for part in &parts {
+        out.push(part);
+    }
+    out
+}
+
+impl<'a> FromParallelIterator<&'a std::ffi::OsStr> for std::ffi::OsString {
+    fn from_par_iter<I: IntoParallelIterator<Item = &'a std::ffi::OsStr>>(par_iter: I) -> Self {
+        concat_os(collect_vec(par_iter))
+    }
+}
+
+impl FromParallelIterator<std::ffi::OsString> for std::ffi::OsString {
+    fn from_par_iter<I: IntoParallelIterator<Item = std::ffi::OsString>>(par_iter: I) -> Self {
+        concat_os(collect_vec(par_iter))
+    }
+}
+
+impl<'a> FromParallelIterator<std::borrow::Cow<'a, std::ffi::OsStr>> for std::ffi::OsString {
+    fn from_par_iter<I: IntoParallelIterator<Item = std::borrow::Cow<'a, std::ffi::OsStr>>>(
+        par_iter: I,
+    ) -> Self {
+        concat_os(collect_vec(par_iter))
+    }
+}
+
 /// A `Cow` collects into its owned form.
 impl<'a, C, T> FromParallelIterator<T> for std::borrow::Cow<'a, C>
 where

@@ -50,7 +50,7 @@ where
             max_len: producer.max_len().max(min_len),
             refill: initial_splits(workers),
         };
-        if len < 2 * ctx.min_len || (workers == 1 && len <= ctx.max_len) {
+        if len < ctx.min_len.saturating_mul(2) || (workers == 1 && len <= ctx.max_len) {
             return ctx.leaf(producer, 0, len, worker.index);
         }
         // A loop inside a piece of another (a `flat_map`'s inner loops, a loop in a `for_each`
@@ -154,7 +154,7 @@ impl<C> Loop<'_, C> {
         let len = producer.len();
         // The minimum wins over the maximum; past its budget a piece still splits while it is
         // longer than the maximum.
-        if len < 2 * self.min_len || (splits == 0 && len <= self.max_len) {
+        if len < self.min_len.saturating_mul(2) || (splits == 0 && len <= self.max_len) {
             return self.leaf(producer, start, range, owner);
         }
         let mid = len / 2;

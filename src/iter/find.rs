@@ -34,18 +34,20 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindFirstConsumer<'_, F>
         iter.find(self.predicate)
     }
 
-    fn consume_at<I: Iterator<Item = T>>(&self, start: usize, iter: I) -> Option<T> {
-        for item in iter {
+    fn consume_at<I: Iterator<Item = T>>(&self, start: usize, mut iter: I) -> Option<T> {
+        loop {
+            // Checked before the next item is produced, so that a piece after a match produces
+            // nothing more (a `map` or `inspect` upstream does not run for it).
             if self.best.load(Ordering::Relaxed) < start {
                 // An earlier piece has a match: nothing here can come first.
                 return None;
             }
+            let item = iter.next()?;
             if (self.predicate)(&item) {
                 self.best.fetch_min(start, Ordering::Relaxed);
                 return Some(item);
             }
         }
-        None
     }
 
     fn reduce(&self, left: Option<T>, right: Option<T>) -> Option<T> {
@@ -82,11 +84,14 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindLastConsumer<'_, F> 
 
     fn consume_at<I: Iterator<Item = T>>(&self, start: usize, iter: I) -> Option<T> {
         let mut last = None;
-        for item in iter {
+        let mut iter = iter;
+        loop {
+            // Checked before the next item is produced (as in `FindFirstConsumer`).
             if self.best.load(Ordering::Relaxed) > start + 1 {
                 // A later piece has a match: nothing here can come last.
                 return None;
             }
+            let Some(item) = iter.next() else { break };
             if (self.predicate)(&item) {
                 last = Some(item);
             }

@@ -178,7 +178,15 @@ impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for CutCallback<CB> {
             drop(back);
             self.callback.callback(front)
         } else {
-            drop(front);
+            // The skipped items are still produced (in parallel) and dropped, as a sequential
+            // `skip` and rayon's run them: side effects of a `map` or `inspect` before the
+            // `skip` happen for every item.
+            let discard = |item: T| drop(item);
+            crate::iter::driver::bridge(
+                front,
+                &crate::iter::consumers::ForEachConsumer::new(&discard),
+                None,
+            );
             self.callback.callback(back)
         }
     }
@@ -335,7 +343,7 @@ pub struct IterChunks<I> {
 
 impl<I> IterChunks<I> {
     pub(crate) fn new(base: I, size: usize) -> Self {
-        assert!(size != 0, "chunks: the chunk size must not be zero");
+        assert!(size != 0, "chunk_size must not be zero");
         IterChunks { base, size }
     }
 }
@@ -480,7 +488,7 @@ impl<I: std::fmt::Debug, ID, F> std::fmt::Debug for FoldChunks<I, ID, F> {
 
 impl<I, ID, F> FoldChunks<I, ID, F> {
     pub(crate) fn new(base: I, size: usize, identity: ID, fold_op: F) -> Self {
-        assert!(size != 0, "fold_chunks: the chunk size must not be zero");
+        assert!(size != 0, "chunk_size must not be zero");
         FoldChunks {
             base,
             size,
