@@ -142,6 +142,15 @@ impl std::error::Error for BuildError {}
 /// ```
 #[derive(Default)]
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
+    /// Every setting but who starts the threads; checked only by `resolve`.
+    settings: Settings,
+    /// Who starts the threads (`thread_builder.rs`).
+    spawn: S,
+}
+
+/// A builder's settings as given, unchecked.
+#[derive(Default)]
+struct Settings {
     num_threads: Option<usize>,
     topology: Option<Topology>,
     policy: Option<Policy>,
@@ -156,31 +165,38 @@ pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     heartbeat: Option<std::time::Duration>,
     breadth_first: bool,
     use_current_thread: bool,
-    /// Who starts the threads (`thread_builder.rs`).
-    spawn: S,
 }
 
 impl<S> fmt::Debug for ThreadPoolBuilder<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ThreadPoolBuilder")
-            .field("num_threads", &self.num_threads)
-            .field("topology", &self.topology)
-            .field("policy", &self.policy)
-            .field("pin", &self.pin)
-            .field("thread_name", &self.thread_name.as_ref().map(|_| ".."))
-            .field("stack_size", &self.stack_size)
-            .field("panic_handler", &self.panic_handler.as_ref().map(|_| ".."))
-            .field("start_handler", &self.start_handler.as_ref().map(|_| ".."))
-            .field("exit_handler", &self.exit_handler.as_ref().map(|_| ".."))
-            .field("worker_speeds", &self.speeds)
-            .field("seed", &self.seed)
-            .field("heartbeat", &self.heartbeat)
-            .field("breadth_first", &self.breadth_first)
-            .field("use_current_thread", &self.use_current_thread)
+            .field("num_threads", &self.settings.num_threads)
+            .field("topology", &self.settings.topology)
+            .field("policy", &self.settings.policy)
+            .field("pin", &self.settings.pin)
             .field(
-                "spawn_handler",
-                &(std::any::type_name::<S>() != std::any::type_name::<DefaultSpawn>()),
+                "thread_name",
+                &self.settings.thread_name.as_ref().map(|_| ".."),
             )
+            .field("stack_size", &self.settings.stack_size)
+            .field(
+                "panic_handler",
+                &self.settings.panic_handler.as_ref().map(|_| ".."),
+            )
+            .field(
+                "start_handler",
+                &self.settings.start_handler.as_ref().map(|_| ".."),
+            )
+            .field(
+                "exit_handler",
+                &self.settings.exit_handler.as_ref().map(|_| ".."),
+            )
+            .field("worker_speeds", &self.settings.speeds)
+            .field("seed", &self.settings.seed)
+            .field("heartbeat", &self.settings.heartbeat)
+            .field("breadth_first", &self.settings.breadth_first)
+            .field("use_current_thread", &self.settings.use_current_thread)
+            .field("spawn", &std::any::type_name::<S>())
             .finish()
     }
 }
@@ -248,19 +264,19 @@ impl<S> ThreadPoolBuilder<S> {
     /// The number of workers; 0 (the default) means one per available core. At most
     /// [`MAX_WORKERS`].
     pub fn num_threads(mut self, n: usize) -> Self {
-        self.num_threads = Some(n);
+        self.settings.num_threads = Some(n);
         self
     }
 
     /// The virtual topology the workers form (default: hypercube).
     pub fn topology(mut self, topology: Topology) -> Self {
-        self.topology = Some(topology);
+        self.settings.topology = Some(topology);
         self
     }
 
     /// The scheduling policy (default: `rp`, random polling).
     pub fn policy(mut self, policy: Policy) -> Self {
-        self.policy = Some(policy);
+        self.settings.policy = Some(policy);
         self
     }
 
@@ -269,7 +285,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// each worker takes the least-used core, so they spread evenly. A pool gives its cores back
     /// when its threads are gone (`docs/design.md`, "Pinning").
     pub fn pin_threads(mut self, pin: bool) -> Self {
-        self.pin = Some(pin);
+        self.settings.pin = Some(pin);
         self
     }
 
@@ -280,13 +296,13 @@ impl<S> ThreadPoolBuilder<S> {
     where
         F: FnMut(usize) -> String + 'static,
     {
-        self.thread_name = Some(Box::new(f));
+        self.settings.thread_name = Some(Box::new(f));
         self
     }
 
     /// The stack size of each worker thread, in bytes (default: the platform's, 2 MiB on Linux).
     pub fn stack_size(mut self, bytes: usize) -> Self {
-        self.stack_size = Some(bytes);
+        self.settings.stack_size = Some(bytes);
         self
     }
 
@@ -299,7 +315,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
     {
-        self.panic_handler = Some(Box::new(handler));
+        self.settings.panic_handler = Some(Box::new(handler));
         self
     }
 
@@ -332,7 +348,7 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.start_handler = Some(Box::new(handler));
+        self.settings.start_handler = Some(Box::new(handler));
         self
     }
 
@@ -370,14 +386,14 @@ impl<S> ThreadPoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.exit_handler = Some(Box::new(handler));
+        self.settings.exit_handler = Some(Box::new(handler));
         self
     }
 
     /// Relative speeds of the workers, one positive finite number per worker (default: all equal).
     /// `most-loaded:load=time` divides estimated queue times by them.
     pub fn worker_speeds(mut self, speeds: Vec<f64>) -> Self {
-        self.speeds = Some(speeds);
+        self.settings.speeds = Some(speeds);
         self
     }
 
@@ -387,7 +403,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// (default 20 µs; from 1 µs to 1 s). Receiver-initiated policies do not use it: their idle
     /// workers ask.
     pub fn heartbeat(mut self, period: std::time::Duration) -> Self {
-        self.heartbeat = Some(period);
+        self.settings.heartbeat = Some(period);
         self
     }
 
@@ -431,38 +447,8 @@ impl<S> ThreadPoolBuilder<S> {
 
     /// The same settings with another way of starting threads.
     fn with_spawn<T>(self, spawn: T) -> ThreadPoolBuilder<T> {
-        let ThreadPoolBuilder {
-            num_threads,
-            topology,
-            policy,
-            pin,
-            thread_name,
-            stack_size,
-            panic_handler,
-            start_handler,
-            exit_handler,
-            speeds,
-            seed,
-            heartbeat,
-            breadth_first,
-            use_current_thread,
-            spawn: _,
-        } = self;
         ThreadPoolBuilder {
-            num_threads,
-            topology,
-            policy,
-            pin,
-            thread_name,
-            stack_size,
-            panic_handler,
-            start_handler,
-            exit_handler,
-            speeds,
-            seed,
-            heartbeat,
-            breadth_first,
-            use_current_thread,
+            settings: self.settings,
             spawn,
         }
     }
@@ -488,9 +474,12 @@ impl<S> ThreadPoolBuilder<S> {
     /// });
     /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3, 4]);
     /// ```
-    #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
+    #[deprecated(
+        note = "a pool-wide order hint; where the order matters, call `spawn_fifo` or \
+                         `scope_fifo` instead"
+    )]
     pub fn breadth_first(mut self) -> Self {
-        self.breadth_first = true;
+        self.settings.breadth_first = true;
         self
     }
 
@@ -525,20 +514,20 @@ impl<S> ThreadPoolBuilder<S> {
     /// assert_eq!(rx.recv().unwrap(), Some(1));
     /// ```
     pub fn use_current_thread(mut self) -> Self {
-        self.use_current_thread = true;
+        self.settings.use_current_thread = true;
         self
     }
 
     /// Seeds the workers' random victim draws, for reproducible schedules (default: fixed).
     pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
+        self.settings.seed = Some(seed);
         self
     }
 
     /// Checks every setting (builder calls first, then the environment) and resolves the
     /// defaults: the one place a pool's configuration is validated.
     fn resolve(mut self) -> Result<(Config, S), BuildError> {
-        let num_threads = match self.num_threads {
+        let num_threads = match self.settings.num_threads {
             Some(n) => n,
             None => env_value(ENV_NUM_THREADS, |s| {
                 let allowed = || format!("expected 0 (one per core) to {MAX_WORKERS} workers");
@@ -560,7 +549,7 @@ impl<S> ThreadPoolBuilder<S> {
         } else {
             num_threads
         };
-        let topology = match self.topology {
+        let topology = match self.settings.topology {
             Some(t) => t,
             None => env_value(ENV_TOPOLOGY, |s| {
                 s.parse().map_err(|e: ParseTopologyError| e.to_string())
@@ -570,7 +559,7 @@ impl<S> ThreadPoolBuilder<S> {
         topology
             .try_graph(num_threads)
             .map_err(BuildError::Topology)?;
-        let policy = match self.policy {
+        let policy = match self.settings.policy {
             Some(p) => p,
             None => env_value(ENV_POLICY, |s| {
                 s.parse().map_err(|e: ParsePolicyError| e.to_string())
@@ -578,11 +567,11 @@ impl<S> ThreadPoolBuilder<S> {
             .unwrap_or_default(),
         };
         policy.validate().map_err(BuildError::Policy)?;
-        let pin = match self.pin {
+        let pin = match self.settings.pin {
             Some(p) => p,
             None => env_value(ENV_PIN, parse_bool)?.unwrap_or(true),
         };
-        if let Some(speeds) = &self.speeds {
+        if let Some(speeds) = &self.settings.speeds {
             if speeds.len() != num_threads {
                 return Err(BuildError::WorkerSpeeds(format!(
                     "{} speeds given for {num_threads} workers; give exactly one per worker",
@@ -599,29 +588,29 @@ impl<S> ThreadPoolBuilder<S> {
                 )));
             }
         }
-        let heartbeat = self.heartbeat.unwrap_or(DEFAULT_HEARTBEAT);
+        let heartbeat = self.settings.heartbeat.unwrap_or(DEFAULT_HEARTBEAT);
         if !(MIN_HEARTBEAT..=MAX_HEARTBEAT).contains(&heartbeat) {
             return Err(BuildError::Heartbeat(heartbeat));
         }
-        if self.use_current_thread {
+        if self.settings.use_current_thread {
             check_current_thread(num_threads, &policy)?;
         }
-        let thread_names = thread_names(num_threads, self.thread_name.take())?;
+        let thread_names = thread_names(num_threads, self.settings.thread_name.take())?;
         let config = Config {
             num_threads,
             topology,
             policy,
             pin,
             thread_names,
-            stack_size: self.stack_size,
-            panic_handler: self.panic_handler,
-            start_handler: self.start_handler,
-            exit_handler: self.exit_handler,
-            speeds: self.speeds,
-            seed: self.seed.unwrap_or(0x5EED),
+            stack_size: self.settings.stack_size,
+            panic_handler: self.settings.panic_handler,
+            start_handler: self.settings.start_handler,
+            exit_handler: self.settings.exit_handler,
+            speeds: self.settings.speeds,
+            seed: self.settings.seed.unwrap_or(0x5EED),
             heartbeat,
-            breadth_first: self.breadth_first,
-            use_current_thread: self.use_current_thread,
+            breadth_first: self.settings.breadth_first,
+            use_current_thread: self.settings.use_current_thread,
         };
         Ok((config, self.spawn))
     }

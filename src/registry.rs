@@ -181,7 +181,7 @@ impl Registry {
                     // thread when it stops, if the handler started it before failing.
                     let never_built = n - index - 1;
                     registry.exits_done.fetch_add(never_built, Ordering::SeqCst);
-                    registry.stopped.never_started(never_built);
+                    registry.stopped.add(never_built);
                     registry.terminate();
                     for h in handles {
                         let _ = h.join();
@@ -433,7 +433,7 @@ impl Registry {
     pub(crate) fn worker_never_started(&self) {
         self.exits_done.fetch_add(1, Ordering::SeqCst);
         self.sleep.notify_all();
-        self.stopped.one_more();
+        self.stopped.add(1);
     }
 
     /// Every worker's exit handler has returned and nothing is outstanding: no work can

@@ -328,20 +328,9 @@ impl<'scope> ScopeFifo<'scope> {
             let scope = unsafe { scope_ptr.get() };
             scope.base.run_task(|| body(scope));
         });
-        let make = |origin: u32| {
-            // SAFETY: the job borrows only data that outlives `'scope`, and the scope does not
-            // end before the job has run (`push` counts it first).
-            let task = unsafe { job.into_job_ref(origin) };
-            if origin == EXTERNAL {
-                // From outside the pool: the injector is FIFO already.
-                return task;
-            }
-            // SAFETY: the lanes live as long as the scope, which waits for this task, and an
-            // indirection touches its lane only before it runs its task (`fifo.rs`).
-            unsafe { self.lanes.enqueue(origin, task) }
-        };
-        // SAFETY: as above; the indirection runs the task through `run_task`.
-        unsafe { self.base.push(make) };
+        // SAFETY: the job borrows only data that outlives `'scope` and runs the task through
+        // `run_task`; the lanes are this scope's.
+        unsafe { self.base.push_fifo(&self.lanes, job) };
     }
 }
 
@@ -402,25 +391,14 @@ impl<'scope> Scope<'scope> {
             let scope = unsafe { scope_ptr.get() };
             scope.base.run_task(|| body(scope));
         });
-        let Some(lanes) = &self.lanes else {
+        match &self.lanes {
             // SAFETY: the job borrows only data that outlives `'scope`, and the scope does not
             // end before the job has run (`push` counts it first).
-            unsafe { self.base.push(|origin| job.into_job_ref(origin)) };
-            return;
-        };
-        // A `breadth_first` pool: as `ScopeFifo::spawn_fifo`.
-        let make = |origin: u32| {
-            // SAFETY: as above.
-            let task = unsafe { job.into_job_ref(origin) };
-            if origin == EXTERNAL {
-                return task;
-            }
-            // SAFETY: the lanes live as long as the scope, which waits for this task, and an
-            // indirection touches its lane only before it runs its task (`fifo.rs`).
-            unsafe { lanes.enqueue(origin, task) }
-        };
-        // SAFETY: as above; the indirection runs the task through `run_task`.
-        unsafe { self.base.push(make) };
+            None => unsafe { self.base.push(|origin| job.into_job_ref(origin)) },
+            // A `breadth_first` pool: as `ScopeFifo::spawn_fifo`.
+            // SAFETY: as above; the lanes are this scope's.
+            Some(lanes) => unsafe { self.base.push_fifo(lanes, job) },
+        }
     }
 
     /// Spawns one task per worker of the scope's pool, each running `body` on its worker with
@@ -510,6 +488,29 @@ impl<'scope> ScopeBase<'scope> {
         if let Some(ticket) = placed {
             self.track_placed(ticket);
         }
+    }
+
+    /// [`ScopeBase::push`] in FIFO order: the task goes to the spawning worker's lane in
+    /// `lanes` and an indirection is queued in its place (`fifo.rs`); from outside the pool the
+    /// injector is FIFO already.
+    ///
+    /// # Safety
+    ///
+    /// As [`ScopeBase::push`]; `lanes` belong to this scope (they live as long as it does).
+    pub(crate) unsafe fn push_fifo<F: FnOnce() + Send>(&self, lanes: &Lanes, job: Box<HeapJob<F>>) {
+        let make = |origin: u32| {
+            // SAFETY: the job borrows only data that outlives the scope, and the scope does not
+            // end before the job has run (`push` counts it first).
+            let task = unsafe { job.into_job_ref(origin) };
+            if origin == EXTERNAL {
+                return task;
+            }
+            // SAFETY: the lanes live as long as the scope, which waits for this task, and an
+            // indirection touches its lane only before it runs its task (`fifo.rs`).
+            unsafe { lanes.enqueue(origin, task) }
+        };
+        // SAFETY: forwarded from the caller.
+        unsafe { self.push(make) };
     }
 
     /// Counts one task per worker of the scope's pool and queues task `make(i, n)` for worker

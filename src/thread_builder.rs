@@ -94,7 +94,7 @@ impl ThreadBuilder {
         // returns, this thread holds nothing of the pool but `stopped`.
         drop(self);
         crate::worker::main_loop(deque, index, registry);
-        stopped.one_more();
+        stopped.add(1);
     }
 }
 
@@ -174,14 +174,8 @@ impl Stopped {
         }
     }
 
-    /// One more worker has stopped (or will never start).
-    pub(crate) fn one_more(&self) {
-        *self.count.lock() += 1;
-        self.changed.notify_all();
-    }
-
-    /// Counts `n` workers that will never start (a build that failed part-way).
-    pub(crate) fn never_started(&self, n: usize) {
+    /// `n` more workers have stopped, or will never start.
+    pub(crate) fn add(&self, n: usize) {
         *self.count.lock() += n;
         self.changed.notify_all();
     }

@@ -146,44 +146,50 @@ fn a_panic_reaches_the_caller_after_the_other_pieces_stop() {
 
 #[test]
 fn a_panic_skips_only_the_rest_of_its_own_piece_unless_the_loop_is_fused() {
-    const N: u32 = 3000;
-    for workers in [1, 2, 4] {
-        let pool = ThreadPoolBuilder::new()
-            .num_threads(workers)
-            .pin_threads(false)
-            .build()
-            .unwrap();
-        for s in schedules() {
-            let count = |fused: bool| {
-                let done = AtomicUsize::new(0);
-                let body = |i: u32| {
-                    if i == 2000 {
-                        panic!("boom");
+    common::within(
+        std::time::Duration::from_secs(120),
+        "panics in pieces",
+        || {
+            const N: u32 = 3000;
+            for workers in [1, 2, 4] {
+                let pool = ThreadPoolBuilder::new()
+                    .num_threads(workers)
+                    .pin_threads(false)
+                    .build()
+                    .unwrap();
+                for s in schedules() {
+                    let count = |fused: bool| {
+                        let done = AtomicUsize::new(0);
+                        let body = |i: u32| {
+                            if i == 2000 {
+                                panic!("boom");
+                            }
+                            done.fetch_add(1, Ordering::Relaxed);
+                        };
+                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            pool.install(|| {
+                                let iter = (0..N).into_par_iter().with_max_len(1).with_schedule(s);
+                                if fused {
+                                    iter.panic_fuse().for_each(body)
+                                } else {
+                                    iter.for_each(body)
+                                }
+                            })
+                        }));
+                        assert!(result.is_err());
+                        done.into_inner()
+                    };
+                    // Pieces of one item each: every item but the panicking one is processed, as
+                    // in rayon.
+                    assert_eq!(count(false), N as usize - 1, "{s} on {workers}");
+                    if workers == 1 {
+                        // One worker goes in order, so a fuse stops it before the end.
+                        assert!(count(true) < N as usize - 1, "{s} on {workers}, fused");
                     }
-                    done.fetch_add(1, Ordering::Relaxed);
-                };
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    pool.install(|| {
-                        let iter = (0..N).into_par_iter().with_max_len(1).with_schedule(s);
-                        if fused {
-                            iter.panic_fuse().for_each(body)
-                        } else {
-                            iter.for_each(body)
-                        }
-                    })
-                }));
-                assert!(result.is_err());
-                done.into_inner()
-            };
-            // Pieces of one item each: every item but the panicking one is processed, as
-            // in rayon.
-            assert_eq!(count(false), N as usize - 1, "{s} on {workers}");
-            if workers == 1 {
-                // One worker goes in order, so a fuse stops it before the end.
-                assert!(count(true) < N as usize - 1, "{s} on {workers}, fused");
+                }
             }
-        }
-    }
+        },
+    );
 }
 
 #[test]

@@ -17,17 +17,11 @@ const LENS: [usize; 6] = [0, 1, 2, 7, 100, 10_007];
 const SIZES: [usize; 8] = [1, 2, 3, 7, 64, 1000, 20_000, usize::MAX];
 const LIMIT: Duration = Duration::from_secs(300);
 
-/// `n` pseudo-random values below `modulus` from a fixed seed (an LCG: every run checks the same
-/// cases).
+/// `n` pseudo-random values below `modulus` from a fixed seed.
 fn data(n: usize, seed: u64, modulus: u32) -> Vec<u32> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((x >> 33) % u64::from(modulus)) as u32
-        })
+    common::lcg(n, seed, u64::from(modulus))
+        .into_iter()
+        .map(|x| x as u32)
         .collect()
 }
 

@@ -19,24 +19,11 @@ fn in_every_pool(what: &'static str, check: fn(&ThreadPool, &str)) {
     common::in_every_iter_pool(LIMIT, what, check);
 }
 
-/// `n` values from a seeded LCG, each below `range`.
-fn lcg(n: usize, seed: u64, range: u64) -> Vec<u64> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % range
-        })
-        .collect()
-}
-
 /// The inputs every sort is checked on.
 fn inputs(n: usize) -> Vec<(&'static str, Vec<u64>)> {
     vec![
-        ("random", lcg(n, 1, u64::MAX >> 33)),
-        ("few values", lcg(n, 2, 5)),
+        ("random", common::lcg(n, 1, u64::MAX >> 33)),
+        ("few values", common::lcg(n, 2, 5)),
         ("sorted", (0..n as u64).collect()),
         ("reversed", (0..n as u64).rev().collect()),
         ("constant", vec![42; n]),
@@ -136,7 +123,7 @@ fn a_panicking_comparison_leaves_every_element_once() {
         for n in [100, 5000, 50_000, 300_000] {
             for stable in [true, false] {
                 for panic_at in [0usize, 17, n / 2, 3 * n] {
-                    let values = lcg(n, 7, 1000);
+                    let values = common::lcg(n, 7, 1000);
                     let mut v: Vec<Counted> = values.iter().map(|&x| Counted::new(x)).collect();
                     let calls = AtomicUsize::new(0);
                     let compare = |a: &Counted, b: &Counted| {

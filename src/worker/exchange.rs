@@ -119,7 +119,11 @@ impl WorkerThread {
             return;
         }
         let eager = self.eager.get();
-        if eager != 0 {
+        if self.adopted {
+            // An adopted worker (`adopt`) publishes every task: it may leave the pool's work at
+            // any time, and requests to it always fail.
+            self.promote();
+        } else if eager != 0 {
             self.eager.set(eager - 1);
             self.promote();
         } else if self.demand() && self.deque.is_empty() {

@@ -178,8 +178,7 @@ impl WorkerThread {
             reclaimed_ns: Cell::new(0),
             // An adopted worker never takes over its starting idle state: it stays blocked.
             starts_blocked: Cell::new(mode == Mode::Stealing && !adopted),
-            // ... and publishes every task at once (`adopt`).
-            eager: Cell::new(if adopted { u32::MAX } else { 0 }),
+            eager: Cell::new(0),
             adopted,
         }
     }

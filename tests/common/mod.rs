@@ -342,3 +342,16 @@ pub fn in_every_iter_pool(
         }
     })
 }
+
+/// `n` values from a seeded LCG, each below `range`: every run checks the same cases.
+pub fn lcg(n: usize, seed: u64, range: u64) -> Vec<u64> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % range
+        })
+        .collect()
+}
