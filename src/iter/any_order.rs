@@ -336,6 +336,32 @@ impl<T, C: Consumer<T>> Consumer<T> for FuseConsumer<'_, C> {
         )
     }
 
+    fn consume_placed<It: Iterator<Item = T>>(
+        &self,
+        start: Option<usize>,
+        place: crate::iter::plumbing::sealed::Place,
+        iter: It,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> C::Result {
+        self.inner.consume_placed(
+            start,
+            place,
+            Fused {
+                iter,
+                blown: self.blown,
+            },
+            token,
+        )
+    }
+
+    fn full_placed(
+        &self,
+        place: crate::iter::plumbing::sealed::Place,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> bool {
+        self.blown.load(Ordering::Relaxed) || self.inner.full_placed(place, token)
+    }
+
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
         self.inner.reduce(left, right)
     }

@@ -3,6 +3,7 @@
 //! that succeeds early never starts the later blocks.
 
 use crate::iter::driver;
+use crate::iter::plumbing::sealed::{Place, Token};
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
@@ -75,6 +76,7 @@ impl<T, C: Consumer<T>> ProducerCallback<T> for BlocksCallback<C> {
     fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
         let consumer = &self.consumer;
         let mut result = consumer.identity();
+        let total = producer.len();
         let (mut rest, mut size, mut offset) = (producer, self.first, 0);
         while !rest.is_empty() && !consumer.full() {
             let n = size.min(rest.len());
@@ -82,6 +84,7 @@ impl<T, C: Consumer<T>> ProducerCallback<T> for BlocksCallback<C> {
             let shifted = Shifted {
                 inner: consumer,
                 offset,
+                place: Place::of(offset, n, total),
             };
             let block_result = driver::bridge(block, &shifted, None);
             result = consumer.reduce(result, block_result);
@@ -95,10 +98,12 @@ impl<T, C: Consumer<T>> ProducerCallback<T> for BlocksCallback<C> {
     }
 }
 
-/// A consumer for one block: positions within the block become positions in the whole loop.
+/// A consumer for one block: positions within the block become positions in the whole loop,
+/// and places within the block places inside the block's place.
 struct Shifted<'c, C> {
     inner: &'c C,
     offset: usize,
+    place: Place,
 }
 
 impl<T, C: Consumer<T>> Consumer<T> for Shifted<'_, C> {
@@ -110,6 +115,22 @@ impl<T, C: Consumer<T>> Consumer<T> for Shifted<'_, C> {
 
     fn consume_at<I: Iterator<Item = T>>(&self, start: usize, iter: I) -> C::Result {
         self.inner.consume_at(self.offset + start, iter)
+    }
+
+    fn consume_placed<I: Iterator<Item = T>>(
+        &self,
+        start: Option<usize>,
+        place: Place,
+        iter: I,
+        token: Token,
+    ) -> C::Result {
+        let start = start.map(|s| self.offset + s);
+        self.inner
+            .consume_placed(start, self.place.within(place), iter, token)
+    }
+
+    fn full_placed(&self, place: Place, token: Token) -> bool {
+        self.inner.full_placed(self.place.within(place), token)
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {

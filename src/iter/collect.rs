@@ -197,6 +197,7 @@ impl<T: Send> Consumer<T> for DirectConsumer<'_, T> {
         &self,
         start: usize,
         len: usize,
+        _: sealed::Place,
         iter: I,
         _: sealed::Token,
     ) -> Self::Result {

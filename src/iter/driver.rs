@@ -16,7 +16,8 @@
 //! every other piece has finished, the first panic resumes in the caller. Nothing a piece
 //! borrows is released before then.
 
-use crate::iter::plumbing::{sealed::Token, Consumer, Producer};
+use crate::iter::plumbing::sealed::{Place, Token};
+use crate::iter::plumbing::{Consumer, Producer};
 use crate::iter::report::Recorder;
 use crate::iter::schedule::{initial_splits, Chunker};
 use crate::iter::Schedule;
@@ -46,6 +47,7 @@ where
         let ctx = Loop {
             consumer,
             recorder,
+            total: len,
             min_len,
             max_len: producer.max_len().max(min_len),
             refill: initial_splits(workers),
@@ -96,6 +98,8 @@ fn in_piece<R>(f: impl FnOnce() -> R) -> R {
 struct Loop<'c, C> {
     consumer: &'c C,
     recorder: Option<&'c Recorder>,
+    /// The loop's length: a piece's positions out of it are its place ([`Place::of`]).
+    total: usize,
     min_len: usize,
     /// The largest piece left unsplit (`with_max_len`), at least `min_len`.
     max_len: usize,
@@ -124,8 +128,9 @@ impl<C> Loop<'_, C> {
     {
         let len = producer.len();
         let result = in_piece(|| {
+            let place = Place::of(start, range, self.total);
             self.consumer
-                .consume_range(start, range, producer.into_iter(), Token(()))
+                .consume_range(start, range, place, producer.into_iter(), Token(()))
         });
         if let Some(recorder) = self.recorder {
             recorder.record(worker, len);
@@ -148,7 +153,11 @@ impl<C> Loop<'_, C> {
         P: Producer,
         C: Consumer<P::Item>,
     {
-        if self.stopped() {
+        // Skipped whole where nothing in it can matter (`find_first` after an earlier match).
+        if self
+            .consumer
+            .full_placed(Place::of(start, range, self.total), Token(()))
+        {
             return self.consumer.identity();
         }
         let len = producer.len();
@@ -235,10 +244,16 @@ impl<C> Loop<'_, C> {
                 poll_point();
                 let t0 = Instant::now();
                 // The range is the dispenser's own count of positions from `start`.
+                let place = Place::of(start, range, self.total);
                 let consumed = || {
                     in_piece(|| {
-                        self.consumer
-                            .consume_range(start, range, piece.into_iter(), Token(()))
+                        self.consumer.consume_range(
+                            start,
+                            range,
+                            place,
+                            piece.into_iter(),
+                            Token(()),
+                        )
                     })
                 };
                 match unwind::halt_unwinding(consumed) {
@@ -290,7 +305,7 @@ impl<C> Loop<'_, C> {
 
 /// Every chunk of a self-scheduled loop is a poll point (`src/worker/mod.rs`): a participant that
 /// holds private tasks answers requests and promotes work between chunks.
-fn poll_point() {
+pub(crate) fn poll_point() {
     // SAFETY: the thread-local points to this thread's live worker, or is null.
     if let Some(w) = unsafe { WorkerThread::current().as_ref() } {
         w.poll();

@@ -1,8 +1,8 @@
 //! `filter` and `filter_map`: unindexed adapters that wrap the consumer; order is kept because
 //! each piece filters its own items and pieces are combined in order.
 
-use crate::iter::plumbing::until_full;
 use crate::iter::plumbing::Consumer;
+use crate::iter::plumbing::{sealed, until_full};
 use crate::iter::ParallelIterator;
 
 /// The iterator of [`ParallelIterator::filter`].
@@ -68,6 +68,22 @@ where
             start,
             until_full(iter, || self.inner.full()).filter(self.predicate),
         )
+    }
+
+    fn consume_placed<It: Iterator<Item = T>>(
+        &self,
+        start: Option<usize>,
+        place: sealed::Place,
+        iter: It,
+        token: sealed::Token,
+    ) -> C::Result {
+        let items =
+            until_full(iter, || self.inner.full_placed(place, token)).filter(self.predicate);
+        self.inner.consume_placed(start, place, items, token)
+    }
+
+    fn full_placed(&self, place: sealed::Place, token: sealed::Token) -> bool {
+        self.inner.full_placed(place, token)
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
@@ -145,6 +161,21 @@ where
             start,
             until_full(iter, || self.inner.full()).filter_map(self.f),
         )
+    }
+
+    fn consume_placed<It: Iterator<Item = T>>(
+        &self,
+        start: Option<usize>,
+        place: sealed::Place,
+        iter: It,
+        token: sealed::Token,
+    ) -> C::Result {
+        let items = until_full(iter, || self.inner.full_placed(place, token)).filter_map(self.f);
+        self.inner.consume_placed(start, place, items, token)
+    }
+
+    fn full_placed(&self, place: sealed::Place, token: sealed::Token) -> bool {
+        self.inner.full_placed(place, token)
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {

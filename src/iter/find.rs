@@ -2,28 +2,40 @@
 //!
 //! Every piece looks for its own first (last) match, and partial results are combined in
 //! order, which alone makes the answer the sequential one. To stop early, a piece that finds a
-//! match publishes its starting position ([`Consumer::consume_at`]): pieces of the same loop
-//! never overlap, so for `find_first` any piece that starts later can only hold later matches
-//! and stops, while pieces that start earlier keep looking (symmetrically for `find_last`).
-//! Pieces that do not know their position (inside `flat_map`, both sides of an unindexed
-//! `chain`) simply search to the end.
+//! match publishes where it lies: the start of its place in the whole iteration
+//! ([`Place`](crate::iter::plumbing::sealed::Place), `lo`), which orders the pieces of nested
+//! loops (`flat_map`) and of unindexed sources too. For `find_first`, a piece or a whole
+//! subtree of pieces whose place starts after a published match can only hold later matches:
+//! it stops, or the driver skips it unstarted. Pieces that start earlier keep looking
+//! (symmetrically for `find_last`).
+//!
+//! Places are rounded, and deeply nested pieces can share one start. The comparisons are
+//! strict, so pieces with equal starts never stop each other: an earlier piece is never stopped
+//! by a later one's match, whatever the rounding. A piece that comes without a place (driven
+//! through a shared `&C`, as the halves of an unindexed `chain`) neither publishes nor stops.
 
+use crate::iter::plumbing::sealed::{Place, Token};
 use crate::iter::plumbing::Consumer;
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::{AtomicU64, Ordering};
 
 /// The first match in order.
 pub(crate) struct FindFirstConsumer<'f, F> {
     predicate: &'f F,
-    /// The smallest start of a piece that found a match (`usize::MAX`: none yet).
-    best: AtomicUsize,
+    /// The smallest place start of a piece that found a match (`u64::MAX`: none yet).
+    best: AtomicU64,
 }
 
 impl<'f, F> FindFirstConsumer<'f, F> {
     pub(crate) fn new(predicate: &'f F) -> Self {
         FindFirstConsumer {
             predicate,
-            best: AtomicUsize::new(usize::MAX),
+            best: AtomicU64::new(u64::MAX),
         }
+    }
+
+    /// Whether a match before `at` is known, so that nothing from `at` on can come first.
+    fn beaten(&self, at: u64) -> bool {
+        self.best.load(Ordering::Relaxed) < at
     }
 }
 
@@ -34,20 +46,29 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindFirstConsumer<'_, F>
         iter.find(self.predicate)
     }
 
-    fn consume_at<I: Iterator<Item = T>>(&self, start: usize, mut iter: I) -> Option<T> {
+    fn consume_placed<I: Iterator<Item = T>>(
+        &self,
+        _: Option<usize>,
+        place: Place,
+        mut iter: I,
+        _: Token,
+    ) -> Option<T> {
         loop {
             // Checked before the next item is produced, so that a piece after a match produces
             // nothing more (a `map` or `inspect` upstream does not run for it).
-            if self.best.load(Ordering::Relaxed) < start {
-                // An earlier piece has a match: nothing here can come first.
+            if self.beaten(place.lo) {
                 return None;
             }
             let item = iter.next()?;
             if (self.predicate)(&item) {
-                self.best.fetch_min(start, Ordering::Relaxed);
+                self.best.fetch_min(place.lo, Ordering::Relaxed);
                 return Some(item);
             }
         }
+    }
+
+    fn full_placed(&self, place: Place, _: Token) -> bool {
+        self.beaten(place.lo)
     }
 
     fn reduce(&self, left: Option<T>, right: Option<T>) -> Option<T> {
@@ -62,16 +83,21 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindFirstConsumer<'_, F>
 /// The last match in order.
 pub(crate) struct FindLastConsumer<'f, F> {
     predicate: &'f F,
-    /// One past the largest start of a piece that found a match (0: none yet).
-    best: AtomicUsize,
+    /// One past the largest place start of a piece that found a match (0: none yet).
+    best: AtomicU64,
 }
 
 impl<'f, F> FindLastConsumer<'f, F> {
     pub(crate) fn new(predicate: &'f F) -> Self {
         FindLastConsumer {
             predicate,
-            best: AtomicUsize::new(0),
+            best: AtomicU64::new(0),
         }
+    }
+
+    /// Whether a match in a piece that starts after `at` is known.
+    fn beaten(&self, at: u64) -> bool {
+        self.best.load(Ordering::Relaxed) > at + 1
     }
 }
 
@@ -82,24 +108,36 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindLastConsumer<'_, F> 
         iter.filter(self.predicate).last()
     }
 
-    fn consume_at<I: Iterator<Item = T>>(&self, start: usize, iter: I) -> Option<T> {
+    fn consume_placed<I: Iterator<Item = T>>(
+        &self,
+        _: Option<usize>,
+        place: Place,
+        mut iter: I,
+        _: Token,
+    ) -> Option<T> {
         let mut last = None;
-        let mut iter = iter;
         loop {
             // Checked before the next item is produced (as in `FindFirstConsumer`).
-            if self.best.load(Ordering::Relaxed) > start + 1 {
+            if self.beaten(place.lo) {
                 // A later piece has a match: nothing here can come last.
                 return None;
             }
             let Some(item) = iter.next() else { break };
             if (self.predicate)(&item) {
+                if last.is_none() {
+                    // Published at once, so that earlier pieces stop while this one goes on
+                    // looking for a later match of its own.
+                    self.best.fetch_max(place.lo + 1, Ordering::Relaxed);
+                }
                 last = Some(item);
             }
         }
-        if last.is_some() {
-            self.best.fetch_max(start + 1, Ordering::Relaxed);
-        }
         last
+    }
+
+    fn full_placed(&self, place: Place, _: Token) -> bool {
+        // Every piece inside `place` starts at or before `place.hi`.
+        self.beaten(place.hi)
     }
 
     fn reduce(&self, left: Option<T>, right: Option<T>) -> Option<T> {

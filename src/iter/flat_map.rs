@@ -3,6 +3,7 @@
 //! iterators, run inside the outer piece). Both keep the order: outer items in order, each
 //! one's inner items in order.
 
+use crate::iter::plumbing::sealed::{Place, Token};
 use crate::iter::plumbing::Consumer;
 use crate::iter::{IntoParallelIterator, ParallelIterator};
 
@@ -97,6 +98,80 @@ where
             acc = self.inner.reduce(acc, nested);
         }
         acc
+    }
+
+    // With a place, each outer item's share of it becomes the place of its nested loop, whose
+    // pieces get places inside it (`Nested`): so `find_first` orders them, and skips the items
+    // and nested pieces after a match.
+    fn consume_placed<I: Iterator<Item = X>>(
+        &self,
+        _: Option<usize>,
+        place: Place,
+        iter: I,
+        token: Token,
+    ) -> C::Result {
+        let (lower, upper) = iter.size_hint();
+        let count = (upper == Some(lower)).then_some(lower);
+        let mut acc = self.inner.identity();
+        for (k, item) in iter.enumerate() {
+            let at = place.item(k, count);
+            if self.inner.full_placed(at, token) {
+                // Nothing in this item can matter (later ones may: `find_last`).
+                continue;
+            }
+            let nested = (self.f)(item).into_par_iter().drive(Nested {
+                inner: &self.inner,
+                place: at,
+            });
+            acc = self.inner.reduce(acc, nested);
+        }
+        acc
+    }
+
+    fn full_placed(&self, place: Place, token: Token) -> bool {
+        self.inner.full_placed(place, token)
+    }
+
+    fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
+        self.inner.reduce(left, right)
+    }
+
+    fn identity(&self) -> C::Result {
+        self.inner.identity()
+    }
+
+    fn full(&self) -> bool {
+        self.inner.full()
+    }
+}
+
+/// The consumer of a nested loop that occupies `place` of the outer one: its pieces' places
+/// are placed inside it; positions are dropped (they are the inner loop's own).
+struct Nested<'c, C> {
+    inner: &'c C,
+    place: Place,
+}
+
+impl<T, C: Consumer<T>> Consumer<T> for Nested<'_, C> {
+    type Result = C::Result;
+
+    fn consume<I: Iterator<Item = T>>(&self, iter: I) -> C::Result {
+        self.inner.consume(iter)
+    }
+
+    fn consume_placed<I: Iterator<Item = T>>(
+        &self,
+        _: Option<usize>,
+        place: Place,
+        iter: I,
+        token: Token,
+    ) -> C::Result {
+        self.inner
+            .consume_placed(None, self.place.within(place), iter, token)
+    }
+
+    fn full_placed(&self, place: Place, token: Token) -> bool {
+        self.inner.full_placed(self.place.within(place), token)
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
@@ -199,6 +274,25 @@ where
 
     fn consume_at<I: Iterator<Item = X>>(&self, start: usize, iter: I) -> C::Result {
         self.inner.consume_at(start, iter.flat_map(self.f))
+    }
+
+    fn consume_placed<It: Iterator<Item = X>>(
+        &self,
+        start: Option<usize>,
+        place: crate::iter::plumbing::sealed::Place,
+        iter: It,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> C::Result {
+        self.inner
+            .consume_placed(start, place, iter.flat_map(self.f), token)
+    }
+
+    fn full_placed(
+        &self,
+        place: crate::iter::plumbing::sealed::Place,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> bool {
+        self.inner.full_placed(place, token)
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {

@@ -81,6 +81,27 @@ where
         self.inner.consume_at(start, std::iter::once(acc))
     }
 
+    fn consume_placed<It: Iterator<Item = T>>(
+        &self,
+        start: Option<usize>,
+        place: crate::iter::plumbing::sealed::Place,
+        iter: It,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> C::Result {
+        let acc = until_full(iter, || self.inner.full_placed(place, token))
+            .fold((self.identity)(), self.fold_op);
+        self.inner
+            .consume_placed(start, place, std::iter::once(acc), token)
+    }
+
+    fn full_placed(
+        &self,
+        place: crate::iter::plumbing::sealed::Place,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> bool {
+        self.inner.full_placed(place, token)
+    }
+
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
         self.inner.reduce(left, right)
     }

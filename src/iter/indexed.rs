@@ -267,6 +267,7 @@ impl<P: Producer> Producer for StepByProducer<P> {
             left: self.base.len(),
             iter: self.base.into_iter(),
             step: self.step,
+            skip: 0,
         }
     }
 
@@ -284,52 +285,64 @@ impl<P: Producer> Producer for StepByProducer<P> {
 }
 
 /// Every `step`-th item of a piece of `left` base items, starting with the first; it knows
-/// which base items are selected from the back as well.
+/// which base items are selected from the back as well. Base items that are not selected are
+/// skipped with `nth`, never produced (a `repeat_n` skips them without a clone).
 pub(crate) struct StepByIter<I> {
     iter: I,
     step: usize,
     /// Base items not yet taken from either end.
     left: usize,
+    /// Base items at the front to skip before the next selected one.
+    skip: usize,
+}
+
+impl<I> StepByIter<I> {
+    /// Selected items not yet taken.
+    fn remaining(&self) -> usize {
+        if self.left <= self.skip {
+            0
+        } else {
+            (self.left - self.skip - 1) / self.step + 1
+        }
+    }
 }
 
 impl<I: Iterator> Iterator for StepByIter<I> {
     type Item = I::Item;
 
     fn next(&mut self) -> Option<I::Item> {
-        if self.left == 0 {
+        if self.remaining() == 0 {
             return None;
         }
-        let item = self.iter.next()?;
-        self.left -= 1;
-        let gap = (self.step - 1).min(self.left);
-        if gap > 0 {
-            self.iter.nth(gap - 1);
-            self.left -= gap;
-        }
+        let item = self.iter.nth(self.skip)?;
+        self.left -= self.skip + 1;
+        self.skip = self.step - 1;
         Some(item)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.left.div_ceil(self.step);
+        let n = self.remaining();
         (n, Some(n))
     }
 }
 
 impl<I: DoubleEndedIterator> DoubleEndedIterator for StepByIter<I> {
     fn next_back(&mut self) -> Option<I::Item> {
-        if self.left == 0 {
+        let n = self.remaining();
+        if n == 0 {
             return None;
         }
-        // The selected items sit at multiples of `step` from the front; skip those after the
-        // last of them.
-        let trailing = (self.left - 1) % self.step;
-        if trailing > 0 {
-            self.iter.nth_back(trailing - 1);
-        }
+        // The selected items sit `skip`, `skip + step`, ... from the front; the last of them is
+        // `trailing` items before the back.
+        let last = self.skip + (n - 1) * self.step;
+        let trailing = self.left - 1 - last;
+        let item = self.iter.nth_back(trailing)?;
         self.left -= trailing + 1;
-        self.iter.next_back()
+        Some(item)
     }
 }
+
+impl<I: Iterator> ExactSizeIterator for StepByIter<I> {}
 
 /// The iterator of [`IndexedParallelIterator::chunks`]: the items gathered into `Vec`s of
 /// `chunk_size` (the last may be shorter). Named `IterChunks` because [`crate::iter::Chunks`]

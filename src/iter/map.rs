@@ -89,11 +89,31 @@ where
         &self,
         start: usize,
         len: usize,
+        place: crate::iter::plumbing::sealed::Place,
         iter: It,
         token: crate::iter::plumbing::sealed::Token,
     ) -> C::Result {
         self.inner
-            .consume_range(start, len, iter.map(self.f), token)
+            .consume_range(start, len, place, iter.map(self.f), token)
+    }
+
+    fn consume_placed<It: Iterator<Item = T>>(
+        &self,
+        start: Option<usize>,
+        place: crate::iter::plumbing::sealed::Place,
+        iter: It,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> C::Result {
+        self.inner
+            .consume_placed(start, place, iter.map(self.f), token)
+    }
+
+    fn full_placed(
+        &self,
+        place: crate::iter::plumbing::sealed::Place,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> bool {
+        self.inner.full_placed(place, token)
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {

@@ -267,6 +267,25 @@ impl<T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<C> {
         self.inner.consume_at(start, self.values(iter))
     }
 
+    fn consume_placed<It: Iterator<Item = Option<T>>>(
+        &self,
+        start: Option<usize>,
+        place: crate::iter::plumbing::sealed::Place,
+        iter: It,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> C::Result {
+        self.inner
+            .consume_placed(start, place, self.values(iter), token)
+    }
+
+    fn full_placed(
+        &self,
+        place: crate::iter::plumbing::sealed::Place,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.inner.full_placed(place, token)
+    }
+
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
         self.inner.reduce(left, right)
     }

@@ -117,18 +117,49 @@ pub trait Consumer<T>: Send + Sync {
     }
 
     /// Folds the piece covering exactly positions `start..start + len` of the loop being
-    /// driven (the driver's own bookkeeping, whatever the producer claims). Only this crate can
-    /// call it or override it; by default it is [`Consumer::consume_at`].
+    /// driven (the driver's own bookkeeping, whatever the producer claims), which occupies
+    /// `place` of the loop. Only this crate can call it or override it; by default it is
+    /// [`Consumer::consume_at`] (through the crate's `consume_placed`).
     #[doc(hidden)]
     fn consume_range<I: Iterator<Item = T>>(
         &self,
         start: usize,
         len: usize,
+        place: sealed::Place,
         iter: I,
         token: sealed::Token,
     ) -> Self::Result {
-        let _ = (len, token);
-        self.consume_at(start, iter)
+        let _ = len;
+        self.consume_placed(Some(start), place, iter, token)
+    }
+
+    /// Folds a piece that occupies `place` of the loop being driven, and starts at position
+    /// `start` of it where the loop is indexed. Unlike positions, places survive nesting: the
+    /// pieces of a `flat_map`'s inner loop, or of an unindexed source, have places inside the
+    /// outer loop's order (see [`sealed::Place`]). Only this crate can call it or override it;
+    /// by default it is [`Consumer::consume_at`], or [`Consumer::consume`] without a position.
+    #[doc(hidden)]
+    fn consume_placed<I: Iterator<Item = T>>(
+        &self,
+        start: Option<usize>,
+        place: sealed::Place,
+        iter: I,
+        token: sealed::Token,
+    ) -> Self::Result {
+        let _ = (place, token);
+        match start {
+            Some(start) => self.consume_at(start, iter),
+            None => self.consume(iter),
+        }
+    }
+
+    /// Whether nothing in `place` of the loop can change the result any more (`find_first`
+    /// found a match before it), so that drivers skip it whole. Only this crate can call it or
+    /// override it; by default it is [`Consumer::full`].
+    #[doc(hidden)]
+    fn full_placed(&self, place: sealed::Place, token: sealed::Token) -> bool {
+        let _ = (place, token);
+        self.full()
     }
 }
 
@@ -138,6 +169,82 @@ pub(crate) mod sealed {
     /// Proof that the caller is this crate.
     #[derive(Clone, Copy, Debug)]
     pub struct Token(pub(crate) ());
+
+    /// Where a piece lies in the order of the whole iteration, as a fraction of its loop:
+    /// `lo..hi` out of `0..ONE`.
+    ///
+    /// A loop's pieces get disjoint places in order (the indexed driver from their positions,
+    /// the halving driver by halving), and a nested loop's pieces get places inside the place of
+    /// the item that made them ([`Place::within`]), so places order the items of nested loops,
+    /// where positions cannot. The fractions are fixed point and round down: deep enough
+    /// nesting runs out of bits, and then places coincide (`lo == hi`). Every use must hold
+    /// under that: a piece earlier in the order never gets a larger `lo` than a later one, and
+    /// two pieces with equal `lo` must be treated as unordered.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Place {
+        pub(crate) lo: u64,
+        pub(crate) hi: u64,
+    }
+
+    /// The whole of a loop, in fixed point (2^63, so that products stay within `u128`).
+    const ONE: u64 = 1 << 63;
+
+    impl Place {
+        /// A whole loop.
+        pub(crate) const WHOLE: Place = Place { lo: 0, hi: ONE };
+
+        /// Positions `start..start + len` of a loop of `total` items (`start + len <= total`).
+        pub(crate) fn of(start: usize, len: usize, total: usize) -> Place {
+            let frac = |i: usize| -> u64 {
+                if total == 0 {
+                    return 0;
+                }
+                // i <= total, so the quotient is at most ONE.
+                ((i as u128 * ONE as u128) / total as u128) as u64
+            };
+            Place {
+                lo: frac(start),
+                hi: frac(start.saturating_add(len).min(total)),
+            }
+        }
+
+        /// `inner`, a place of a loop nested in (or a part of) this place.
+        pub(crate) fn within(self, inner: Place) -> Place {
+            let width = (self.hi - self.lo) as u128;
+            let at = |f: u64| self.lo + ((f as u128 * width) / ONE as u128) as u64;
+            Place {
+                lo: at(inner.lo),
+                hi: at(inner.hi),
+            }
+        }
+
+        /// The place of item `k` of `n` items that share this place evenly, or of every item
+        /// when `n` is unknown (`None`: they all get this place's start, and are unordered).
+        pub(crate) fn item(self, k: usize, n: Option<usize>) -> Place {
+            match n {
+                Some(n) if k < n => self.within(Place::of(k, 1, n)),
+                _ => Place {
+                    lo: self.lo,
+                    hi: self.lo,
+                },
+            }
+        }
+
+        /// The two halves of this place.
+        pub(crate) fn halves(self) -> (Place, Place) {
+            let mid = self.lo + (self.hi - self.lo) / 2;
+            (
+                Place {
+                    lo: self.lo,
+                    hi: mid,
+                },
+                Place {
+                    lo: mid,
+                    hi: self.hi,
+                },
+            )
+        }
+    }
 }
 
 /// A shared consumer drives nested or chained loops (`chain`, `flat_map`). It deliberately

@@ -604,18 +604,69 @@ impl<'data, T: Send> Producer for RChunksExactMutProducer<'data, T> {
 // Pieces between separators and runs
 
 /// How one of the splitting iterators cuts its slice, in parallel and sequentially.
+///
+/// `known` is what earlier cuts learnt about a part (only `chunk_by` uses it, so that its
+/// predicate is asked about each pair of neighbours once, as the sequential `chunk_by` does).
 trait Rule<T>: Sync {
     /// A cut of `slice` near its middle that no piece of the result straddles, as the end of the
     /// left part and the start of the right part (they differ by the separator that neither
-    /// keeps), or `None` when there is no such cut.
-    fn cut(&self, slice: &[T]) -> Option<(usize, usize)>;
+    /// keeps) with what is known of each part, or, when there is no such cut, what is now known
+    /// of the whole.
+    fn cut(&self, slice: &[T], known: Joined) -> Result<Cut, Joined>;
 
     /// Folds the pieces of a shared part of the slice.
-    fn fold<'d, C: Consumer<&'d [T]>>(&self, slice: &'d [T], consumer: &C) -> C::Result;
+    fn fold<'d, C: Consumer<&'d [T]>>(
+        &self,
+        slice: &'d [T],
+        known: Joined,
+        consumer: &C,
+    ) -> C::Result;
 
     /// Folds the pieces of a mutable part of the slice.
-    fn fold_mut<'d, C: Consumer<&'d mut [T]>>(&self, slice: &'d mut [T], consumer: &C)
-        -> C::Result;
+    fn fold_mut<'d, C: Consumer<&'d mut [T]>>(
+        &self,
+        slice: &'d mut [T],
+        known: Joined,
+        consumer: &C,
+    ) -> C::Result;
+}
+
+/// A cut of a part: where the left part ends, where the right part starts, and what is known of
+/// each.
+struct Cut {
+    left_end: usize,
+    right_start: usize,
+    left: Joined,
+    right: Joined,
+}
+
+impl Cut {
+    /// A cut that teaches nothing about the parts.
+    fn plain(left_end: usize, right_start: usize) -> Self {
+        Cut {
+            left_end,
+            right_start,
+            left: Joined::NOTHING,
+            right: Joined::NOTHING,
+        }
+    }
+}
+
+/// Neighbours of a part already known to be in one run (`chunk_by`): the first `head` pairs and
+/// the last `tail` pairs. Pair `i` of a part is its items `i - 1` and `i` (`1 <= i < len`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Joined {
+    head: usize,
+    tail: usize,
+}
+
+impl Joined {
+    const NOTHING: Joined = Joined { head: 0, tail: 0 };
+
+    /// Whether pair `i` of a part of `len` items is known to be joined.
+    fn holds(self, i: usize, len: usize) -> bool {
+        i <= self.head || i + self.tail >= len
+    }
 }
 
 /// The first position in `mid..end` where `at` holds, else the last one in `start..mid`.
@@ -629,18 +680,19 @@ fn near_middle(start: usize, mid: usize, end: usize, at: impl Fn(usize) -> bool)
 struct Around<P>(P);
 
 impl<T, P: Fn(&T) -> bool + Sync> Rule<T> for Around<P> {
-    fn cut(&self, slice: &[T]) -> Option<(usize, usize)> {
-        let sep = near_middle(0, slice.len() / 2, slice.len(), |i| (self.0)(&slice[i]))?;
-        Some((sep, sep + 1))
+    fn cut(&self, slice: &[T], known: Joined) -> Result<Cut, Joined> {
+        let sep = near_middle(0, slice.len() / 2, slice.len(), |i| (self.0)(&slice[i]));
+        sep.map(|sep| Cut::plain(sep, sep + 1)).ok_or(known)
     }
 
-    fn fold<'d, C: Consumer<&'d [T]>>(&self, slice: &'d [T], consumer: &C) -> C::Result {
+    fn fold<'d, C: Consumer<&'d [T]>>(&self, slice: &'d [T], _: Joined, consumer: &C) -> C::Result {
         consumer.consume(slice.split(|x| (self.0)(x)))
     }
 
     fn fold_mut<'d, C: Consumer<&'d mut [T]>>(
         &self,
         slice: &'d mut [T],
+        _: Joined,
         consumer: &C,
     ) -> C::Result {
         consumer.consume(slice.split_mut(|x| (self.0)(x)))
@@ -651,21 +703,22 @@ impl<T, P: Fn(&T) -> bool + Sync> Rule<T> for Around<P> {
 struct After<P>(P);
 
 impl<T, P: Fn(&T) -> bool + Sync> Rule<T> for After<P> {
-    fn cut(&self, slice: &[T]) -> Option<(usize, usize)> {
+    fn cut(&self, slice: &[T], known: Joined) -> Result<Cut, Joined> {
         // A separator that ends the slice would leave an empty right part with no pieces:
         // correct, but no use.
-        let last = slice.len().checked_sub(1)?;
-        let sep = near_middle(0, slice.len() / 2, last, |i| (self.0)(&slice[i]))?;
-        Some((sep + 1, sep + 1))
+        let last = slice.len().checked_sub(1).ok_or(known)?;
+        let sep = near_middle(0, slice.len() / 2, last, |i| (self.0)(&slice[i]));
+        sep.map(|sep| Cut::plain(sep + 1, sep + 1)).ok_or(known)
     }
 
-    fn fold<'d, C: Consumer<&'d [T]>>(&self, slice: &'d [T], consumer: &C) -> C::Result {
+    fn fold<'d, C: Consumer<&'d [T]>>(&self, slice: &'d [T], _: Joined, consumer: &C) -> C::Result {
         consumer.consume(slice.split_inclusive(|x| (self.0)(x)))
     }
 
     fn fold_mut<'d, C: Consumer<&'d mut [T]>>(
         &self,
         slice: &'d mut [T],
+        _: Joined,
         consumer: &C,
     ) -> C::Result {
         consumer.consume(slice.split_inclusive_mut(|x| (self.0)(x)))
@@ -673,28 +726,119 @@ impl<T, P: Fn(&T) -> bool + Sync> Rule<T> for After<P> {
 }
 
 /// Cuts between two neighbours the predicate does not put in one run (`chunk_by`).
+///
+/// The predicate is asked about each pair of neighbours once in all, as by the sequential
+/// `chunk_by`: the pairs a cut search finds joined are remembered in the parts (`Joined`), and
+/// a part's own runs skip them. The pairs known of a part are always a prefix and a suffix: a
+/// search forward from the middle learns the pairs from the middle to the cut (the left part's
+/// suffix); a search that finds nothing forward and goes backward learns every pair from the cut
+/// to the end (the whole right part).
 struct Runs<P>(P);
 
-impl<T, P: Fn(&T, &T) -> bool + Sync> Rule<T> for Runs<P> {
-    fn cut(&self, slice: &[T]) -> Option<(usize, usize)> {
-        // Position `i` is a cut if items `i - 1` and `i` are in different runs.
-        let len = slice.len();
-        let at = near_middle(1, (len / 2).max(1), len, |i| {
-            !(self.0)(&slice[i - 1], &slice[i])
-        })?;
-        Some((at, at))
+impl<P> Runs<P> {
+    /// Whether pair `i` of `slice` is joined: known, or asked.
+    fn joined<T>(&self, slice: &[T], known: Joined, i: usize) -> bool
+    where
+        P: Fn(&T, &T) -> bool,
+    {
+        known.holds(i, slice.len()) || (self.0)(&slice[i - 1], &slice[i])
     }
 
-    fn fold<'d, C: Consumer<&'d [T]>>(&self, slice: &'d [T], consumer: &C) -> C::Result {
-        consumer.consume(slice.chunk_by(|a, b| (self.0)(a, b)))
+    /// The ends of `slice`'s runs, in order (each run ends where the next starts).
+    fn ends<'a, T>(&'a self, slice: &'a [T], known: Joined) -> impl Iterator<Item = usize> + 'a
+    where
+        P: Fn(&T, &T) -> bool,
+    {
+        let len = slice.len();
+        let mut start = 0;
+        std::iter::from_fn(move || {
+            if start >= len {
+                return None;
+            }
+            let mut end = start + 1;
+            while end < len && self.joined(slice, known, end) {
+                end += 1;
+            }
+            start = end;
+            Some(end)
+        })
+    }
+}
+
+impl<T, P: Fn(&T, &T) -> bool + Sync> Rule<T> for Runs<P> {
+    fn cut(&self, slice: &[T], known: Joined) -> Result<Cut, Joined> {
+        // Position `i` is a cut if pair `i` (items `i - 1` and `i`) is not joined.
+        let len = slice.len();
+        let mid = (len / 2).max(1);
+        if let Some(at) = (mid..len).find(|&i| !self.joined(slice, known, i)) {
+            // Pairs `mid..at` are joined: the end of the left part.
+            return Ok(Cut {
+                left_end: at,
+                right_start: at,
+                left: Joined {
+                    head: known.head.min(at.saturating_sub(1)),
+                    tail: at - mid,
+                },
+                right: Joined {
+                    head: known.head.saturating_sub(at),
+                    tail: known.tail.min((len - at).saturating_sub(1)),
+                },
+            });
+        }
+        let Some(at) = (1..mid).rev().find(|&i| !self.joined(slice, known, i)) else {
+            // Every pair was asked about (or known) and is joined: the part is one run.
+            return Err(Joined {
+                head: len.saturating_sub(1),
+                tail: 0,
+            });
+        };
+        // Every pair after `at` is joined: the right part is one run.
+        Ok(Cut {
+            left_end: at,
+            right_start: at,
+            // The known suffix lies after the cut (a known pair is never a cut).
+            left: Joined {
+                head: known.head.min(at.saturating_sub(1)),
+                tail: 0,
+            },
+            right: Joined {
+                head: len - at - 1,
+                tail: 0,
+            },
+        })
+    }
+
+    fn fold<'d, C: Consumer<&'d [T]>>(
+        &self,
+        slice: &'d [T],
+        known: Joined,
+        consumer: &C,
+    ) -> C::Result {
+        let mut start = 0;
+        consumer.consume(self.ends(slice, known).map(|end| {
+            let run = &slice[start..end];
+            start = end;
+            run
+        }))
     }
 
     fn fold_mut<'d, C: Consumer<&'d mut [T]>>(
         &self,
         slice: &'d mut [T],
+        known: Joined,
         consumer: &C,
     ) -> C::Result {
-        consumer.consume(slice.chunk_by_mut(|a, b| (self.0)(a, b)))
+        // The runs' ends come from a shared look at the slice, collected before the slice is
+        // handed out in mutable runs.
+        let ends: Vec<usize> = self.ends(slice, known).collect();
+        let mut rest = slice;
+        let mut start = 0;
+        consumer.consume(ends.into_iter().map(move |end| {
+            let (run, tail) = std::mem::take(&mut rest).split_at_mut(end - start);
+            rest = tail;
+            start = end;
+            run
+        }))
     }
 }
 
@@ -702,29 +846,33 @@ impl<T, P: Fn(&T, &T) -> bool + Sync> Rule<T> for Runs<P> {
 struct Part<'d, 'r, T, R> {
     slice: &'d [T],
     rule: &'r R,
+    known: Joined,
 }
 
 impl<'d, T: Sync, R: Rule<T>> Divisible for Part<'d, '_, T, R> {
     type Item = &'d [T];
 
     fn divide(self) -> (Self, Option<Self>) {
-        let Some((left_end, right_start)) = self.rule.cut(self.slice) else {
-            return (self, None);
+        let cut = match self.rule.cut(self.slice, self.known) {
+            Ok(cut) => cut,
+            Err(known) => return (Part { known, ..self }, None),
         };
         let rule = self.rule;
         let left = Part {
-            slice: &self.slice[..left_end],
+            slice: &self.slice[..cut.left_end],
             rule,
+            known: cut.left,
         };
         let right = Part {
-            slice: &self.slice[right_start..],
+            slice: &self.slice[cut.right_start..],
             rule,
+            known: cut.right,
         };
         (left, Some(right))
     }
 
     fn fold_with<C: Consumer<&'d [T]>>(self, consumer: &C) -> C::Result {
-        self.rule.fold(self.slice, consumer)
+        self.rule.fold(self.slice, self.known, consumer)
     }
 }
 
@@ -732,26 +880,36 @@ impl<'d, T: Sync, R: Rule<T>> Divisible for Part<'d, '_, T, R> {
 struct PartMut<'d, 'r, T, R> {
     slice: &'d mut [T],
     rule: &'r R,
+    known: Joined,
 }
 
 impl<'d, T: Send, R: Rule<T>> Divisible for PartMut<'d, '_, T, R> {
     type Item = &'d mut [T];
 
     fn divide(self) -> (Self, Option<Self>) {
-        let Some((left_end, right_start)) = self.rule.cut(self.slice) else {
-            return (self, None);
+        let cut = match self.rule.cut(self.slice, self.known) {
+            Ok(cut) => cut,
+            Err(known) => return (PartMut { known, ..self }, None),
         };
         let rule = self.rule;
-        let (left, right) = self.slice.split_at_mut(left_end);
-        let right = &mut right[right_start - left_end..];
+        let (left, right) = self.slice.split_at_mut(cut.left_end);
+        let right = &mut right[cut.right_start - cut.left_end..];
         (
-            PartMut { slice: left, rule },
-            Some(PartMut { slice: right, rule }),
+            PartMut {
+                slice: left,
+                rule,
+                known: cut.left,
+            },
+            Some(PartMut {
+                slice: right,
+                rule,
+                known: cut.right,
+            }),
         )
     }
 
     fn fold_with<C: Consumer<&'d mut [T]>>(self, consumer: &C) -> C::Result {
-        self.rule.fold_mut(self.slice, consumer)
+        self.rule.fold_mut(self.slice, self.known, consumer)
     }
 }
 
@@ -818,6 +976,7 @@ macro_rules! splitting_iterator {
                 let part = $part {
                     slice: self.slice,
                     rule: &rule,
+                    known: Joined::NOTHING,
                 };
                 bridge_divisible(part, &consumer)
             }

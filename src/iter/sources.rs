@@ -102,14 +102,19 @@ pub fn repeat_n<T: Clone + Send>(item: T, n: usize) -> RepeatN<T> {
 /// assert_eq!(v, [(0, 'x'), (1, 'x'), (2, 'x')]);
 /// ```
 pub fn repeatn<T: Clone + Send>(item: T, n: usize) -> RepeatN<T> {
-    RepeatN { item, count: n }
+    // An empty iterator drops its item at once and never clones it (as rayon's does).
+    RepeatN {
+        item: (n > 0).then_some(item),
+        count: n,
+    }
 }
 
 /// The iterator of [`repeatn`] (and of [`Repeat::take`]).
 #[derive(Clone, Debug)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct RepeatN<T> {
-    item: T,
+    /// `None` exactly when `count` is 0.
+    item: Option<T>,
     count: usize,
 }
 
@@ -133,13 +138,24 @@ impl<T: Clone + Send> IndexedParallelIterator for RepeatN<T> {
 
 impl<T: Clone + Send> Producer for RepeatN<T> {
     type Item = T;
-    type IntoIter = std::iter::RepeatN<T>;
+    type IntoIter = RepeatNIter<T>;
 
     fn len(&self) -> usize {
         self.count
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {
+        let empty = || RepeatN {
+            item: None,
+            count: 0,
+        };
+        if index == 0 {
+            return (empty(), self);
+        }
+        if index == self.count {
+            return (self, empty());
+        }
+        // Both sides hold items: one clone, the only one a split costs.
         let left = RepeatN {
             item: self.item.clone(),
             count: index,
@@ -152,9 +168,44 @@ impl<T: Clone + Send> Producer for RepeatN<T> {
     }
 
     fn into_iter(self) -> Self::IntoIter {
-        std::iter::repeat_n(self.item, self.count)
+        RepeatNIter(self.item.map(|item| std::iter::repeat_n(item, self.count)))
     }
 }
+
+/// The sequential iterator of one piece of [`RepeatN`]: `std::iter::RepeatN`, or nothing for a
+/// piece that holds no item.
+#[derive(Clone, Debug)]
+pub struct RepeatNIter<T>(Option<std::iter::RepeatN<T>>);
+
+impl<T: Clone> Iterator for RepeatNIter<T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        self.0.as_mut()?.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.as_ref().map_or(0, ExactSizeIterator::len);
+        (n, Some(n))
+    }
+
+    // Skipping clones nothing (`step_by` skips).
+    fn nth(&mut self, n: usize) -> Option<T> {
+        self.0.as_mut()?.nth(n)
+    }
+}
+
+impl<T: Clone> DoubleEndedIterator for RepeatNIter<T> {
+    fn next_back(&mut self) -> Option<T> {
+        self.0.as_mut()?.next_back()
+    }
+
+    fn nth_back(&mut self, n: usize) -> Option<T> {
+        self.0.as_mut()?.nth_back(n)
+    }
+}
+
+impl<T: Clone> ExactSizeIterator for RepeatNIter<T> {}
 
 /// An endless parallel iterator of clones of `item`: only useful with something that stops it
 /// (`take`, `zip` with a finite iterator, `take_any`, `find_any`, …).

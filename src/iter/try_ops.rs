@@ -373,6 +373,26 @@ where
         self.inner.consume_at(start, folded.into_iter())
     }
 
+    fn consume_placed<It: Iterator<Item = X>>(
+        &self,
+        start: Option<usize>,
+        place: crate::iter::plumbing::sealed::Place,
+        iter: It,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> C::Result {
+        let folded = self.fold(start, iter);
+        self.inner
+            .consume_placed(start, place, folded.into_iter(), token)
+    }
+
+    fn full_placed(
+        &self,
+        place: crate::iter::plumbing::sealed::Place,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> bool {
+        self.inner.full_placed(place, token)
+    }
+
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
         self.inner.reduce(left, right)
     }

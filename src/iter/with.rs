@@ -202,12 +202,33 @@ where
         &self,
         start: usize,
         len: usize,
+        place: crate::iter::plumbing::sealed::Place,
         iter: I,
         token: crate::iter::plumbing::sealed::Token,
     ) -> C::Result {
         let mut state = self.source.make();
-        self.inner
-            .consume_range(start, len, iter.map(|x| (self.f)(&mut state, x)), token)
+        let items = iter.map(|x| (self.f)(&mut state, x));
+        self.inner.consume_range(start, len, place, items, token)
+    }
+
+    fn consume_placed<I: Iterator<Item = X>>(
+        &self,
+        start: Option<usize>,
+        place: crate::iter::plumbing::sealed::Place,
+        iter: I,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> C::Result {
+        let mut state = self.source.make();
+        let items = iter.map(|x| (self.f)(&mut state, x));
+        self.inner.consume_placed(start, place, items, token)
+    }
+
+    fn full_placed(
+        &self,
+        place: crate::iter::plumbing::sealed::Place,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> bool {
+        self.inner.full_placed(place, token)
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
@@ -481,6 +502,26 @@ where
     fn consume_at<I: Iterator<Item = X>>(&self, start: usize, iter: I) -> C::Result {
         let acc = iter.fold(self.source.make(), self.fold_op);
         self.inner.consume_at(start, std::iter::once(acc))
+    }
+
+    fn consume_placed<I: Iterator<Item = X>>(
+        &self,
+        start: Option<usize>,
+        place: crate::iter::plumbing::sealed::Place,
+        iter: I,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> C::Result {
+        let acc = iter.fold(self.source.make(), self.fold_op);
+        self.inner
+            .consume_placed(start, place, std::iter::once(acc), token)
+    }
+
+    fn full_placed(
+        &self,
+        place: crate::iter::plumbing::sealed::Place,
+        token: crate::iter::plumbing::sealed::Token,
+    ) -> bool {
+        self.inner.full_placed(place, token)
     }
 
     fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
