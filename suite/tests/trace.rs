@@ -2,7 +2,7 @@
 //! configuration, its timeline and transfer matrix in the report, seed 001's balance metric in
 //! the rows; the live view draws nothing when stdout is not a terminal.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn suite(args: &[&str]) -> Output {
@@ -21,7 +21,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn tiny(out: &PathBuf, extra: &[&str]) -> Output {
+fn tiny(out: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "run",
         "--workload",
