@@ -235,6 +235,13 @@ impl ThreadPool {
         self.registry.trace()
     }
 
+    /// Time since the pool was built: the clock of the trace's timestamps
+    /// ([`TraceEvent::ts_ns`](crate::TraceEvent::ts_ns)), for marking the span of interest in a
+    /// trace (read it before and after the work).
+    pub fn clock(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.registry.now_ns())
+    }
+
     /// Writes the events recorded so far to `path` in the Chrome Trace Event format, which
     /// Perfetto (<https://ui.perfetto.dev>) and `chrome://tracing` open. An error of kind
     /// `Unsupported` if the pool was built without tracing; otherwise the file system's error,

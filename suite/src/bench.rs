@@ -390,6 +390,8 @@ struct Sample {
     stats: Option<PoolStats>,
     /// Loop imbalance: spread and SD % of mean.
     imbalance: Option<(Duration, f64)>,
+    /// Hypersteal runs: when the timed part began and ended on the pool's clock.
+    window: Option<Window>,
 }
 
 /// The median of `v` (mean of the middle two for an even count); 0 if empty.
@@ -762,6 +764,7 @@ fn run_job(
                     time,
                     stats: None,
                     imbalance,
+                    window: None,
                 })
             }))
         }
@@ -774,6 +777,7 @@ fn run_job(
             let pool = hypersteal_pool(policy, topology, threads, plan.pin)?;
             let mut one = |pool: &ThreadPool| {
                 instance.reset();
+                let begin = pool.clock();
                 let (o, time, imbalance) = match variant {
                     Variant::Join => {
                         pool.reset_stats();
@@ -797,12 +801,17 @@ fn run_job(
                         (Outcome::Matmul(sum), t0.elapsed(), None)
                     }
                 };
+                let end = pool.clock();
                 let stats = pool.stats();
                 checked(instance, label, &o)?;
                 Ok(Sample {
                     time,
                     stats: Some(stats),
                     imbalance,
+                    window: Some(Window {
+                        begin_ns: begin.as_nanos() as u64,
+                        end_ns: end.as_nanos() as u64,
+                    }),
                 })
             };
             let (samples, stop) = live.watch(label, &pool, || time_point(plan, || one(&pool)))?;
@@ -815,13 +824,9 @@ fn run_job(
                 .trace(true)
                 .build()
                 .map_err(|e| format!("cannot build a traced pool for {label}: {e}"))?;
-            let begin_ns = traced.trace().elapsed.as_nanos() as u64;
-            one(&traced)?;
+            let sample = one(&traced)?;
             let trace = traced.trace();
-            let window = Window {
-                begin_ns,
-                end_ns: trace.elapsed.as_nanos() as u64,
-            };
+            let window = sample.window.expect("hypersteal runs have a window");
             let summary = trace_view::write_traced_run(out, label, &trace, window)?;
             Ok((samples, stop, Some(summary)))
         }
@@ -833,6 +838,7 @@ fn plain(time: Duration) -> Sample {
         time,
         stats: None,
         imbalance: None,
+        window: None,
     }
 }
 
