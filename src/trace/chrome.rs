@@ -4,10 +4,11 @@
 //! One process (the pool), one track (`tid`) per worker, named by `M` metadata events. Idle
 //! stretches, sleeps and tasks run by a worker that did not create them are `B`/`E` slices;
 //! requests, answers, receptions and promotions are `i` instants; each transfer (a steal by
-//! request or a placement) is a zero-length `X` slice on both the giving and the receiving track,
-//! joined by an `s`/`f` flow arrow whose `id` numbers the transfers in the trace. Timestamps are
-//! microseconds with nanosecond decimals since the pool started. `otherData` reports the worker
-//! count and the events each worker dropped when its ring was full.
+//! request or a placement) is a 1 ns `X` slice on both the giving and the receiving track (so
+//! that each end of the arrow has a slice to bind to), joined by an `s`/`f` flow arrow whose `id`
+//! numbers the transfers in the trace. Timestamps are microseconds with nanosecond decimals since
+//! the pool started. `otherData` reports the worker count and the events each worker dropped
+//! when its ring was full.
 //!
 //! Every string written is one of a fixed set of ASCII names, so no escaping is needed.
 
@@ -82,7 +83,7 @@ pub fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
                     for (tid, ph, label) in [(from, "s", "give"), (to, "f", "take")] {
                         write!(
                             out,
-                            ",\n{{\"ph\":\"X\",\"pid\":1,\"tid\":{tid},\"ts\":{ts},\"dur\":0,\"name\":\"{label}\",\"cat\":\"transfer\",\"args\":{{\"kind\":\"{name}\",\"from\":{from},\"to\":{to},\"hops\":{hops},\"transfer\":{flow}}}}}"
+                            ",\n{{\"ph\":\"X\",\"pid\":1,\"tid\":{tid},\"ts\":{ts},\"dur\":0.001,\"name\":\"{label}\",\"cat\":\"transfer\",\"args\":{{\"kind\":\"{name}\",\"from\":{from},\"to\":{to},\"hops\":{hops},\"transfer\":{flow}}}}}"
                         )?;
                         let bind = if ph == "f" { ",\"bp\":\"e\"" } else { "" };
                         write!(
