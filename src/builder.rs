@@ -23,6 +23,9 @@ pub const ENV_TOPOLOGY: &str = "HYPERSTEAL_TOPOLOGY";
 /// Environment variable: whether to pin workers to cores (`1`/`0`, `true`/`false`, `yes`/`no`,
 /// `on`/`off`).
 pub const ENV_PIN: &str = "HYPERSTEAL_PIN";
+/// Environment variable: record an event trace and write it, as Chrome Trace Event JSON, to this
+/// file when the pool is dropped or shut down (best effort; see [`ThreadPoolBuilder::trace`]).
+pub const ENV_TRACE: &str = "HYPERSTEAL_TRACE";
 
 /// Why a pool could not be built.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +76,9 @@ pub enum BuildError {
     },
     /// [`ThreadPoolBuilder::use_current_thread`] cannot be honoured.
     UseCurrentThread(String),
+    /// The [`ThreadPoolBuilder::trace_capacity`] is outside 1 to
+    /// [`MAX_CAPACITY`](crate::trace::MAX_CAPACITY) events per worker.
+    TraceCapacity(usize),
 }
 
 impl fmt::Display for BuildError {
@@ -114,6 +120,11 @@ impl fmt::Display for BuildError {
                 error,
             } => write!(f, "could not start worker thread {index}: {error}"),
             BuildError::UseCurrentThread(reason) => write!(f, "use_current_thread: {reason}"),
+            BuildError::TraceCapacity(n) => write!(
+                f,
+                "trace_capacity = {n} is out of range; allowed: 1 to {} events per worker",
+                crate::trace::MAX_CAPACITY
+            ),
         }
     }
 }
@@ -165,6 +176,8 @@ struct Settings {
     heartbeat: Option<std::time::Duration>,
     breadth_first: bool,
     use_current_thread: bool,
+    trace: Option<bool>,
+    trace_capacity: Option<usize>,
 }
 
 impl<S> fmt::Debug for ThreadPoolBuilder<S> {
@@ -196,6 +209,8 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("heartbeat", &self.settings.heartbeat)
             .field("breadth_first", &self.settings.breadth_first)
             .field("use_current_thread", &self.settings.use_current_thread)
+            .field("trace", &self.settings.trace)
+            .field("trace_capacity", &self.settings.trace_capacity)
             .field("spawn", &std::any::type_name::<S>())
             .finish()
     }
@@ -219,6 +234,8 @@ pub(crate) struct Config {
     pub(crate) breadth_first: bool,
     /// Worker 0 is the thread that builds the pool (checked possible).
     pub(crate) use_current_thread: bool,
+    /// Record an event trace: ring capacity per worker, and the file `HYPERSTEAL_TRACE` named.
+    pub(crate) trace: Option<(usize, Option<std::path::PathBuf>)>,
 }
 
 /// The sender-initiated policies' default heartbeat.
@@ -242,6 +259,24 @@ fn env_value<T>(
             value: v.to_string_lossy().into_owned(),
             reason: "not valid UTF-8".into(),
         }),
+    }
+}
+
+/// `HYPERSTEAL_TRACE`: a file path whose directory exists.
+fn parse_trace_path(s: &str) -> Result<std::path::PathBuf, String> {
+    if s.trim().is_empty() {
+        return Err("expected the path of the file to write the trace to".into());
+    }
+    let path = std::path::PathBuf::from(s);
+    if path.is_dir() {
+        return Err("is a directory; expected the path of a file to write the trace to".into());
+    }
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(format!(
+            "directory {} does not exist; expected the path of a file in an existing directory",
+            dir.display()
+        )),
+        _ => Ok(path),
     }
 }
 
@@ -524,6 +559,40 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
+    /// Records an event trace (`docs/trace.md`): what each worker did and when (requests,
+    /// answers, transfers, placements, idle stretches, sleeps, tasks run away from their
+    /// creator), read with [`ThreadPool::trace`] or written with [`ThreadPool::write_trace`].
+    /// Off by default; with tracing off the runtime records nothing and pays one predictable
+    /// branch at each point that would record.
+    ///
+    /// Without a builder call, the environment variable `HYPERSTEAL_TRACE=<file>` turns tracing
+    /// on and writes the trace to `<file>` when the pool is dropped or shut down. That write is
+    /// best effort: a drop cannot report an I/O error, so a failed write is lost silently; call
+    /// [`ThreadPool::write_trace`] to see errors. A value that is empty, names a directory, or
+    /// lies in a directory that does not exist is a [`BuildError::Env`]. An explicit
+    /// `trace(false)` wins over the variable.
+    ///
+    /// ```
+    /// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(2).trace(true).build().unwrap();
+    /// pool.install(|| hypersteal::join(|| 1, || 2));
+    /// let trace = pool.trace();
+    /// assert_eq!(trace.workers.len(), 2);
+    /// ```
+    pub fn trace(mut self, on: bool) -> Self {
+        self.settings.trace = Some(on);
+        self
+    }
+
+    /// The capacity of each worker's trace ring, in events of 24 bytes, allocated when the pool
+    /// is built if tracing is on (default [`DEFAULT_CAPACITY`](crate::trace::DEFAULT_CAPACITY),
+    /// 65 536). When a worker's ring is full its later events are dropped and counted
+    /// ([`Trace::dropped`](crate::trace::Trace::dropped)). Outside 1 to
+    /// [`MAX_CAPACITY`](crate::trace::MAX_CAPACITY): [`BuildError::TraceCapacity`].
+    pub fn trace_capacity(mut self, events_per_worker: usize) -> Self {
+        self.settings.trace_capacity = Some(events_per_worker);
+        self
+    }
+
     /// Checks every setting (builder calls first, then the environment) and resolves the
     /// defaults: the one place a pool's configuration is validated.
     fn resolve(mut self) -> Result<(Config, S), BuildError> {
@@ -595,6 +664,18 @@ impl<S> ThreadPoolBuilder<S> {
         if self.settings.use_current_thread {
             check_current_thread(num_threads, &policy)?;
         }
+        let capacity = self
+            .settings
+            .trace_capacity
+            .unwrap_or(crate::trace::DEFAULT_CAPACITY);
+        if !(1..=crate::trace::MAX_CAPACITY).contains(&capacity) {
+            return Err(BuildError::TraceCapacity(capacity));
+        }
+        let trace = match self.settings.trace {
+            Some(true) => Some((capacity, None)),
+            Some(false) => None,
+            None => env_value(ENV_TRACE, parse_trace_path)?.map(|path| (capacity, Some(path))),
+        };
         let thread_names = thread_names(num_threads, self.settings.thread_name.take())?;
         let config = Config {
             num_threads,
@@ -611,6 +692,7 @@ impl<S> ThreadPoolBuilder<S> {
             heartbeat,
             breadth_first: self.settings.breadth_first,
             use_current_thread: self.settings.use_current_thread,
+            trace,
         };
         Ok((config, self.spawn))
     }

@@ -72,6 +72,7 @@ mod stats;
 mod sync;
 mod thread_builder;
 mod topology;
+pub mod trace;
 mod unwind;
 mod worker;
 mod yielding;
@@ -79,7 +80,7 @@ mod yielding;
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use builder::{
     BuildError, BuildError as ThreadPoolBuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN,
-    ENV_POLICY, ENV_TOPOLOGY,
+    ENV_POLICY, ENV_TOPOLOGY, ENV_TRACE,
 };
 pub use iter::{array, collections, option, result};
 pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
@@ -128,6 +129,7 @@ pub use stats::{PoolStats, WorkerStats};
 pub use topology::{
     Neighbors, ParseTopologyError, Topology, TopologyError, TopologyGraph, MAX_NODES, MAX_WORKERS,
 };
+pub use trace::{EventKind, Trace, TraceEvent};
 pub use yielding::{current_thread_has_pending_tasks, yield_local, yield_now, Yield};
 
 /// The number of workers of the current pool (the global pool outside any pool).

@@ -6,6 +6,7 @@ use crate::scope::{Scope, ScopeFifo};
 use crate::stats::PoolStats;
 use crate::sync::thread::JoinHandle;
 use crate::topology::{Topology, TopologyGraph};
+use crate::trace::Trace;
 use crate::yielding::Yield;
 use std::fmt;
 use std::sync::Arc;
@@ -226,6 +227,45 @@ impl ThreadPool {
         self.registry.stats()
     }
 
+    /// The events recorded so far, one list per worker (`docs/trace.md`). Empty (no workers)
+    /// unless the pool was built with [`ThreadPoolBuilder::trace`](crate::ThreadPoolBuilder::trace)
+    /// or `HYPERSTEAL_TRACE`. Safe to call while the pool runs: each worker's list is then a
+    /// prefix of what it will have recorded (`src/trace/mod.rs` argues why).
+    pub fn trace(&self) -> Trace {
+        self.registry.trace()
+    }
+
+    /// Time since the pool was built: the clock of the trace's timestamps
+    /// ([`TraceEvent::ts_ns`](crate::TraceEvent::ts_ns)), for marking the span of interest in a
+    /// trace (read it before and after the work).
+    pub fn clock(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.registry.now_ns())
+    }
+
+    /// Writes the events recorded so far to `path` in the Chrome Trace Event format, which
+    /// Perfetto (<https://ui.perfetto.dev>) and `chrome://tracing` open. An error of kind
+    /// `Unsupported` if the pool was built without tracing; otherwise the file system's error,
+    /// if any.
+    pub fn write_trace(&self, path: impl AsRef<std::path::Path>) -> std::io::Result<()> {
+        if self.registry.trace.is_none() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this pool was built without tracing (ThreadPoolBuilder::trace or HYPERSTEAL_TRACE)",
+            ));
+        }
+        let mut file = std::fs::File::create(path)?;
+        crate::trace::write_chrome(&self.trace(), &mut file)?;
+        file.sync_all()
+    }
+
+    /// Per worker, the tasks queued where other workers can see them now: its public deque, its
+    /// inbox of placed tasks and, under policies that publish loads (`most-loaded`, `acwn`,
+    /// `gradient`), its private stack. Cheap (relaxed reads), for live views; a running worker's
+    /// value may be a moment old.
+    pub fn queue_lengths(&self) -> Vec<usize> {
+        self.registry.queue_lengths()
+    }
+
     /// Starts the statistics afresh (the counters of a running task may straddle the reset).
     pub fn reset_stats(&self) {
         self.registry.reset_stats();
@@ -291,6 +331,12 @@ impl Drop for ThreadPool {
         // The workers exit on their own once nothing is outstanding; dropping the handles
         // detaches their threads.
         self.registry.terminate();
+        // `HYPERSTEAL_TRACE`: best effort, as a drop cannot report an error
+        // (`ThreadPoolBuilder::trace`). After `shutdown` the trace is complete; after a plain
+        // drop it holds what was recorded until now.
+        if let Some(path) = self.registry.trace.as_ref().and_then(|t| t.path.as_ref()) {
+            let _ = self.write_trace(path);
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use crate::sync::deque::{Injector, Steal, Stealer, Worker};
 use crate::sync::{thread, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::thread_builder::{Stopped, ThreadBuilder, ThreadSpawn};
 use crate::topology::TopologyGraph;
+use crate::trace::{Ring, Rings, Trace};
 use crate::unwind;
 use crate::worker::exchange::Exchange;
 pub(crate) use crate::worker::{in_worker, Reclaim, WorkerThread};
@@ -87,6 +88,8 @@ pub(crate) struct Registry {
     pub(crate) stopped: Arc<Stopped>,
     /// Built with `breadth_first`: spawns run in FIFO order, as `spawn_fifo`'s.
     pub(crate) breadth_first: bool,
+    /// The workers' event rings, when the pool was built with tracing (`src/trace/`).
+    pub(crate) trace: Option<Rings>,
 }
 
 impl Registry {
@@ -141,6 +144,10 @@ impl Registry {
             seed: config.seed,
             stopped: Arc::new(Stopped::new()),
             breadth_first: config.breadth_first,
+            trace: config.trace.take().map(|(capacity, path)| Rings {
+                rings: (0..n).map(|_| Ring::new(capacity)).collect(),
+                path,
+            }),
         });
         let mut handles = Vec::with_capacity(n);
         let names = std::mem::take(&mut config.thread_names);
@@ -491,6 +498,25 @@ impl Registry {
     pub(crate) fn stats(&self) -> PoolStats {
         let base = self.baseline.lock();
         self.raw_stats().since(&base)
+    }
+
+    /// The events recorded so far (empty without tracing).
+    pub(crate) fn trace(&self) -> Trace {
+        match &self.trace {
+            Some(rings) => Trace::of(rings, std::time::Duration::from_nanos(self.now_ns())),
+            None => Trace::default(),
+        }
+    }
+
+    /// Worker `w`'s ring, if tracing.
+    pub(crate) fn ring(&self, w: usize) -> Option<&Ring> {
+        self.trace.as_ref().map(|t| &t.rings[w])
+    }
+
+    /// Per worker, the tasks queued where others can see them: the public deque, the inbox,
+    /// and (for policies that publish loads) the private stack.
+    pub(crate) fn queue_lengths(&self) -> Vec<usize> {
+        (0..self.num_threads()).map(|w| self.queued(w)).collect()
     }
 
     pub(crate) fn reset_stats(&self) {

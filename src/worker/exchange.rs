@@ -12,6 +12,7 @@ use crate::policy::machine::Answer as Decision;
 use crate::stats::bump;
 use crate::sync::deque::Steal;
 use crate::sync::{AtomicBool, AtomicU32, AtomicUsize, Ordering, UnsafeCell};
+use crate::trace::{EventKind, NO_PEER};
 use crossbeam_utils::CachePadded;
 
 /// The request cell holds no request: a thief may post one.
@@ -138,6 +139,7 @@ impl WorkerThread {
         let len = stack.len();
         self.publish_load(len);
         bump(&self.counters().promoted, 1);
+        self.record(EventKind::Promoted, NO_PEER, 0);
         self.deque.push(job);
         // Test-only broken variant (docs/loom.md): the promotion wakes nobody.
         if !cfg!(all(loom, feature = "loom-broken-promote")) {
@@ -164,6 +166,11 @@ impl WorkerThread {
         };
         let thief = &self.registry.workers[r].exchange;
         let job = if give { stack.pop_front() } else { None };
+        self.record(
+            EventKind::RequestAnswered,
+            r as u32,
+            u32::from(job.is_some()),
+        );
         match job {
             Some(job) => {
                 let len = stack.len();

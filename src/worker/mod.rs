@@ -34,6 +34,7 @@ use crate::registry::Registry;
 use crate::stats::{bump, Counters};
 use crate::sync::deque::Worker;
 use crate::sync::{AtomicUsize, Ordering};
+use crate::trace::{EventKind, Ring, TraceEvent};
 use crate::unwind;
 use crossbeam_utils::CachePadded;
 use exchange::Exchange;
@@ -142,6 +143,9 @@ pub(crate) struct WorkerThread {
     eager: Cell<u32>,
     /// The thread that built the pool with `use_current_thread` (worker 0; `adopt`).
     adopted: bool,
+    /// This worker's event ring in the registry, or null when the pool does not trace: the one
+    /// field every recording point tests (`src/trace/`).
+    ring: *const Ring,
 }
 
 impl WorkerThread {
@@ -156,7 +160,11 @@ impl WorkerThread {
         );
         let own_exchange: *const Exchange = &registry.workers[index].exchange;
         let idle: *const AtomicUsize = &*registry.idle;
+        let ring: *const Ring = registry
+            .ring(index)
+            .map_or(ptr::null(), |r| r as *const Ring);
         WorkerThread {
+            ring,
             own_exchange,
             idle,
             deque,
@@ -487,14 +495,62 @@ impl WorkerThread {
                 None => return, // its creator took the task back
             }
         }
-        self.count_execution(&job);
+        let remote = self.count_execution(&job);
         self.poll();
         // Jobs catch their closures' panics; an unwind out of one would leave its waiter
         // pointing at a frame that is gone.
         let guard = unwind::AbortOnUnwind::new("a task's execution");
-        // SAFETY: every JobRef in a queue is executed exactly once, by whoever removed it.
-        unsafe { job.execute() };
+        if remote && self.tracing() {
+            let creator = job.origin();
+            self.record(EventKind::TaskStart, creator, 0);
+            // SAFETY: every JobRef in a queue is executed exactly once, by whoever removed it.
+            unsafe { job.execute() };
+            self.record(EventKind::TaskEnd, creator, 0);
+        } else {
+            // SAFETY: as above.
+            unsafe { job.execute() };
+        }
         guard.disarm();
+    }
+
+    /// Whether this worker records events (the pool was built with tracing).
+    #[inline(always)]
+    pub(crate) fn tracing(&self) -> bool {
+        !self.ring.is_null()
+    }
+
+    /// Records an event now, if tracing; `peer` and `hops` as [`TraceEvent`] describes.
+    #[inline(always)]
+    pub(crate) fn record(&self, kind: EventKind, peer: u32, hops: u32) {
+        if self.tracing() {
+            self.record_at(self.registry.now_ns(), kind, peer, hops);
+        }
+    }
+
+    /// The time for an event recorded later with [`WorkerThread::record_at`]: now if tracing,
+    /// else 0 (no clock reading).
+    #[inline(always)]
+    pub(crate) fn trace_now(&self) -> u64 {
+        if self.tracing() {
+            self.registry.now_ns()
+        } else {
+            0
+        }
+    }
+
+    /// Records an event with the given time, if tracing.
+    #[inline]
+    pub(crate) fn record_at(&self, ts_ns: u64, kind: EventKind, peer: u32, hops: u32) {
+        // SAFETY: points into `self.registry`'s rings, which live as long as `self`; only this
+        // worker records into its own ring.
+        if let Some(ring) = unsafe { self.ring.as_ref() } {
+            ring.record(TraceEvent {
+                ts_ns,
+                kind,
+                peer,
+                hops,
+            });
+        }
     }
 
     /// Records that this worker popped back its own `b` and runs it inline.
@@ -503,18 +559,21 @@ impl WorkerThread {
         bump(&self.counters().executed_local, 1);
     }
 
-    /// Records that `job` runs on this worker.
+    /// Records that `job` runs on this worker; returns whether another worker created it.
     #[inline(always)]
-    pub(crate) fn count_execution(&self, job: &JobRef) {
+    pub(crate) fn count_execution(&self, job: &JobRef) -> bool {
         // One counter per case; `executed` is their sum, derived in the snapshot.
         let c = self.counters();
         let origin = job.origin();
         if origin as usize == self.index {
             bump(&c.executed_local, 1);
+            false
         } else if origin == EXTERNAL {
             bump(&c.injected, 1);
+            false
         } else {
             bump(&c.executed_remote, 1);
+            true
         }
     }
 

@@ -8,6 +8,7 @@ use crate::job::{JobRef, Ticket};
 use crate::policy::machine;
 use crate::stats::bump;
 use crate::sync::Ordering;
+use crate::trace::EventKind;
 
 /// Decisions a worker may take in a row after a quiet stretch (see `heartbeat`).
 const BURST: u64 = 16;
@@ -119,6 +120,7 @@ impl WorkerThread {
     pub(super) fn send(&self, job: JobRef, to: usize) {
         job.add_hop();
         bump(&self.counters().placed_out, 1);
+        self.record(EventKind::Placed, to as u32, job.hops());
         let registry = &*self.registry;
         registry.workers[to].inbox.push(job);
         registry.sleep.notify_worker(to);
@@ -136,6 +138,7 @@ impl WorkerThread {
         }
         let c = self.counters();
         bump(&c.placed_in, 1);
+        self.record(EventKind::Received, job.origin(), job.hops());
         if u64::from(job.hops()) > c.max_hops.load(Ordering::Relaxed) {
             c.max_hops.store(u64::from(job.hops()), Ordering::Relaxed);
         }

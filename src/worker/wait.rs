@@ -19,6 +19,7 @@ use crate::policy::Reach;
 use crate::stats::bump;
 use crate::sync::deque::Steal;
 use crate::sync::Ordering;
+use crate::trace::{EventKind, NO_PEER};
 use crate::unwind;
 
 /// The longest a placing waiter lingers awake, yielding, before it sleeps (ns): one heartbeat,
@@ -141,12 +142,14 @@ impl WorkerThread {
                 continue;
             }
             rounds = 0;
+            let asleep = self.trace_now();
             let slept = self
                 .registry
                 .sleep
                 .sleep(self.index, || latch.probe() || self.work_visible(false));
             if slept {
                 bump(&self.counters().sleeps, 1);
+                self.record_sleep(asleep);
             }
         }
     }
@@ -240,6 +243,7 @@ impl WorkerThread {
             }
             // The re-check also asks whether a task joined the set the waiter may take back
             // (a scope task that spawned a sibling): its spawner notified us after adding it.
+            let asleep = self.trace_now();
             let slept = self.registry.sleep.sleep(self.index, || {
                 latch.probe() || self.work_visible(deep) || reclaim.is_some_and(|r| r.may_reclaim())
             });
@@ -248,7 +252,16 @@ impl WorkerThread {
             }
             if slept {
                 bump(&self.counters().sleeps, 1);
+                self.record_sleep(asleep);
             }
+        }
+    }
+
+    /// Records a sleep that began at `asleep` and a wake-up now, if tracing.
+    fn record_sleep(&self, asleep: u64) {
+        if self.tracing() {
+            self.record_at(asleep, EventKind::Sleep, NO_PEER, 0);
+            self.record(EventKind::Wake, NO_PEER, 0);
         }
     }
 
@@ -259,6 +272,7 @@ impl WorkerThread {
     fn idle_stretch(&self, search: impl FnOnce() -> Found) -> bool {
         let registry = &*self.registry;
         let since = registry.now_ns();
+        self.record_at(since, EventKind::IdleBegin, NO_PEER, 0);
         let reclaimed_before = self.reclaimed_ns.get();
         self.counters()
             .idle_since
@@ -282,12 +296,11 @@ impl WorkerThread {
         // Tasks the search took back and ran were work, not idleness (their own waits counted
         // their own idle stretches).
         let working = self.reclaimed_ns.get() - reclaimed_before;
-        let idle = c.idle_ns.load(Ordering::Relaxed)
-            + registry
-                .now_ns()
-                .saturating_sub(since)
-                .saturating_sub(working);
+        let now = registry.now_ns();
+        let idle =
+            c.idle_ns.load(Ordering::Relaxed) + now.saturating_sub(since).saturating_sub(working);
         c.idle_ns.store(idle, Ordering::Release);
+        self.record_at(now, EventKind::IdleEnd, NO_PEER, 0);
         match found {
             Found::Job(job) => {
                 self.execute(job);
@@ -345,13 +358,21 @@ impl WorkerThread {
             };
             debug_assert!(victim != self.index && victim < registry.num_threads());
             bump(&c.requests, 1);
+            self.record(EventKind::RequestSent, victim as u32, 0);
             match self.request_from(victim) {
                 Ok(job) => {
                     bump(&c.requests_ok, 1);
+                    self.record(EventKind::Stolen, victim as u32, job.hops());
                     return Acquired::Job(job);
                 }
-                Err(true) => contended = true,
-                Err(false) => machine.request_failed(&env, victim),
+                Err(true) => {
+                    self.record(EventKind::RequestRejected, victim as u32, 0);
+                    contended = true;
+                }
+                Err(false) => {
+                    self.record(EventKind::RequestRejected, victim as u32, 0);
+                    machine.request_failed(&env, victim);
+                }
             }
         }
         if contended {

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use crate::fork::{Fork, Hypersteal, Rayon, Sequential};
 use crate::load::CpuTimes;
 use crate::stopping::{MedianInterval, Stop, StoppingRule};
+use crate::trace_view::{self, Live, TraceOut, TraceSummary, Window};
 use crate::workloads::mandelbrot::Mandelbrot;
 use crate::workloads::matmul::{self, Matrices};
 use crate::workloads::{Instance, Outcome, Workload};
@@ -370,6 +371,14 @@ pub struct Row {
     /// Loop rows: standard deviation of the finish times as % of their mean
     /// (median over runs).
     pub sd_pct: Option<f64>,
+    /// Hypersteal rows: seed 001's balance metric, the standard deviation of
+    /// the workers' busy times (elapsed minus idle) as % of their mean
+    /// (median over runs).
+    #[serde(default)]
+    pub busy_sd_pct: Option<f64>,
+    /// Hypersteal rows of `run --trace`: what one extra, traced run gave.
+    #[serde(default)]
+    pub trace: Option<TraceSummary>,
     /// The timed runs, seconds, in order.
     pub times_s: Vec<f64>,
 }
@@ -381,6 +390,8 @@ struct Sample {
     stats: Option<PoolStats>,
     /// Loop imbalance: spread and SD % of mean.
     imbalance: Option<(Duration, f64)>,
+    /// Hypersteal runs: when the timed part began and ended on the pool's clock.
+    window: Option<Window>,
 }
 
 /// The median of `v` (mean of the middle two for an even count); 0 if empty.
@@ -433,14 +444,23 @@ pub fn hypersteal_pool(
     threads: usize,
     pin: bool,
 ) -> Result<ThreadPool, String> {
+    hypersteal_builder(policy, topology, threads, pin)
+        .build()
+        .map_err(|e| format!("cannot build a {policy}/{topology} pool of {threads}: {e}"))
+}
+
+fn hypersteal_builder(
+    policy: Policy,
+    topology: Topology,
+    threads: usize,
+    pin: bool,
+) -> ThreadPoolBuilder {
     ThreadPoolBuilder::new()
         .num_threads(threads)
         .policy(policy)
         .topology(topology)
         .pin_threads(pin)
         .stack_size(STACK)
-        .build()
-        .map_err(|e| format!("cannot build a {policy}/{topology} pool of {threads}: {e}"))
 }
 
 fn rayon_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
@@ -488,7 +508,41 @@ fn checked(instance: &mut Instance, label: &str, o: &Outcome) -> Result<(), Stri
 /// called once per timed point with its label. Returns the rows (speedups and
 /// flags filled in; the sequential row first), or the first error (a wrong
 /// answer, a pool that cannot be built).
-pub fn run_plan(plan: &Plan, mut progress: impl FnMut(&str)) -> Result<Vec<Row>, String> {
+pub fn run_plan(plan: &Plan, progress: impl FnMut(&str)) -> Result<Vec<Row>, String> {
+    run_plan_watched(plan, &Watch::default(), progress)
+}
+
+/// What `run` shows of the pools besides the timings: a traced run per
+/// configuration (`--trace DIR`), the live view (`--live`).
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    /// Where the traced runs go (`None`: no traced runs).
+    pub trace: Option<TraceOut>,
+    /// Show the live view while configurations are timed (on a terminal).
+    pub live: bool,
+}
+
+/// [`run_plan`], watched: after each hypersteal configuration is timed, one
+/// more run on a traced pool of the same settings (untimed, so tracing does
+/// not change the figures) when `watch.trace` is set; the live view while
+/// it is timed when `watch.live` is set.
+pub fn run_plan_watched(
+    plan: &Plan,
+    watch: &Watch,
+    mut progress: impl FnMut(&str),
+) -> Result<Vec<Row>, String> {
+    let mut live = Live::new(watch.live);
+    let rows = run_plan_in(plan, watch, &mut live, &mut progress);
+    live.finish();
+    rows
+}
+
+fn run_plan_in(
+    plan: &Plan,
+    watch: &Watch,
+    live: &mut Live,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     for w in &plan.workloads {
         let mut instance = w.prepare();
@@ -499,7 +553,14 @@ pub fn run_plan(plan: &Plan, mut progress: impl FnMut(&str)) -> Result<Vec<Row>,
         let mut baseline = None;
         for job in jobs {
             let label = job.label(w);
-            let point = measure_point(plan, &mut instance, &mut matrices, job, &label)?;
+            let point = measure_point(
+                plan,
+                (watch, &mut *live),
+                &mut instance,
+                &mut matrices,
+                job,
+                &label,
+            )?;
             match job {
                 Job::Sequential => baseline = Some(point),
                 _ => workload_rows.push(summarise_point(w, job, &point)),
@@ -512,8 +573,14 @@ pub fn run_plan(plan: &Plan, mut progress: impl FnMut(&str)) -> Result<Vec<Row>,
                 // then brackets them, and a machine whose speed drifted shows
                 // as two medians apart.
                 let label = format!("{} (again)", Job::Sequential.label(w));
-                let again =
-                    measure_point(plan, &mut instance, &mut matrices, Job::Sequential, &label)?;
+                let again = measure_point(
+                    plan,
+                    (watch, &mut *live),
+                    &mut instance,
+                    &mut matrices,
+                    Job::Sequential,
+                    &label,
+                )?;
                 progress(&label);
                 baseline_row(w, &first, &again, plan.rule.precision)
             } else {
@@ -533,17 +600,19 @@ struct Point {
     samples: Vec<Sample>,
     stop: Stop,
     others: Option<f64>,
+    trace: Option<TraceSummary>,
 }
 
 fn measure_point(
     plan: &Plan,
+    watch: (&Watch, &mut Live),
     instance: &mut Instance,
     matrices: &mut Option<Matrices>,
     job: Job,
     label: &str,
 ) -> Result<Point, String> {
     let before = CpuTimes::read();
-    let (samples, stop) = run_job(plan, instance, matrices, job, label)?;
+    let (samples, stop, trace) = run_job(plan, watch, instance, matrices, job, label)?;
     let others = before
         .zip(CpuTimes::read())
         .and_then(|(a, b)| a.others_share(&b));
@@ -551,6 +620,7 @@ fn measure_point(
         samples,
         stop,
         others,
+        trace,
     })
 }
 
@@ -558,6 +628,7 @@ fn summarise_point(w: &Workload, job: Job, point: &Point) -> Row {
     let mut row = summarise(w, job, &point.samples);
     row.stop = point.stop.name().to_string();
     row.others_cpu = point.others;
+    row.trace = point.trace.clone();
     row
 }
 
@@ -629,18 +700,23 @@ fn baseline_pool(plan: &Plan) -> Result<ThreadPool, String> {
     hypersteal_pool(Policy::default(), Topology::default(), 1, plan.pin)
 }
 
+/// A point's timed samples, why timing stopped, and its traced run.
+type Timed = (Vec<Sample>, Stop, Option<TraceSummary>);
+
 fn run_job(
     plan: &Plan,
+    (watch, live): (&Watch, &mut Live),
     instance: &mut Instance,
     matrices: &mut Option<Matrices>,
     job: Job,
     label: &str,
-) -> Result<(Vec<Sample>, Stop), String> {
+) -> Result<Timed, String> {
+    let untraced = |r: Result<(Vec<Sample>, Stop), String>| r.map(|(s, stop)| (s, stop, None));
     let workload = instance.workload().clone();
     match job {
         Job::Sequential => {
             let pool = baseline_pool(plan)?;
-            pool.install(|| {
+            untraced(pool.install(|| {
                 time_point(plan, || {
                     instance.reset();
                     let t0 = Instant::now();
@@ -649,11 +725,11 @@ fn run_job(
                     checked(instance, label, &o)?;
                     Ok(plain(time))
                 })
-            })
+            }))
         }
         Job::Chili { threads } => {
             let pool = chili_pool(threads);
-            time_point(plan, || {
+            untraced(time_point(plan, || {
                 instance.reset();
                 let mut scope = pool.scope();
                 let t0 = Instant::now();
@@ -661,11 +737,11 @@ fn run_job(
                 let time = t0.elapsed();
                 checked(instance, label, &o)?;
                 Ok(plain(time))
-            })
+            }))
         }
         Job::Rayon { threads, variant } => {
             let pool = rayon_pool(threads)?;
-            time_point(plan, || {
+            untraced(time_point(plan, || {
                 instance.reset();
                 let t0 = Instant::now();
                 let (o, imbalance) = match variant {
@@ -688,8 +764,9 @@ fn run_job(
                     time,
                     stats: None,
                     imbalance,
+                    window: None,
                 })
-            })
+            }))
         }
         Job::Hypersteal {
             policy,
@@ -698,8 +775,9 @@ fn run_job(
             variant,
         } => {
             let pool = hypersteal_pool(policy, topology, threads, plan.pin)?;
-            time_point(plan, || {
+            let mut one = |pool: &ThreadPool| {
                 instance.reset();
+                let begin = pool.clock();
                 let (o, time, imbalance) = match variant {
                     Variant::Join => {
                         pool.reset_stats();
@@ -723,14 +801,34 @@ fn run_job(
                         (Outcome::Matmul(sum), t0.elapsed(), None)
                     }
                 };
+                let end = pool.clock();
                 let stats = pool.stats();
                 checked(instance, label, &o)?;
                 Ok(Sample {
                     time,
                     stats: Some(stats),
                     imbalance,
+                    window: Some(Window {
+                        begin_ns: begin.as_nanos() as u64,
+                        end_ns: end.as_nanos() as u64,
+                    }),
                 })
-            })
+            };
+            let (samples, stop) = live.watch(label, &pool, || time_point(plan, || one(&pool)))?;
+            drop(pool);
+            let Some(out) = &watch.trace else {
+                return Ok((samples, stop, None));
+            };
+            // One more run, untimed, on a traced pool of the same settings.
+            let traced = hypersteal_builder(policy, topology, threads, plan.pin)
+                .trace(true)
+                .build()
+                .map_err(|e| format!("cannot build a traced pool for {label}: {e}"))?;
+            let sample = one(&traced)?;
+            let trace = traced.trace();
+            let window = sample.window.expect("hypersteal runs have a window");
+            let summary = trace_view::write_traced_run(out, label, &trace, window)?;
+            Ok((samples, stop, Some(summary)))
         }
     }
 }
@@ -740,6 +838,7 @@ fn plain(time: Duration) -> Sample {
         time,
         stats: None,
         imbalance: None,
+        window: None,
     }
 }
 
@@ -944,6 +1043,15 @@ fn summarise(w: &Workload, job: Job, samples: &[Sample]) -> Row {
         idle_s: None,
         spread_s,
         sd_pct,
+        busy_sd_pct: (!stats.is_empty()).then(|| {
+            median(
+                &stats
+                    .iter()
+                    .map(|s| trace_view::busy_sd_pct(s))
+                    .collect::<Vec<_>>(),
+            )
+        }),
+        trace: None,
         times_s: times,
     }
 }
@@ -1020,6 +1128,8 @@ pub(crate) fn synthetic_row(policy: &str, threads: usize, median_s: f64, stop: &
         idle_s: None,
         spread_s: None,
         sd_pct: None,
+        busy_sd_pct: None,
+        trace: None,
         times_s: vec![median_s],
     }
 }
@@ -1121,7 +1231,11 @@ pub fn run_overhead(
                     })
                 })?
             } else {
-                run_job(&plan, &mut instance, &mut matrices, job, &label)?
+                let mut live = Live::new(false);
+                let watch = (&Watch::default(), &mut live);
+                let (samples, stop, _) =
+                    run_job(&plan, watch, &mut instance, &mut matrices, job, &label)?;
+                (samples, stop)
             };
             progress(&label);
             let times: Vec<f64> = samples.iter().map(|s| s.time.as_secs_f64()).collect();

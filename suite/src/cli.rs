@@ -15,13 +15,15 @@ use std::time::{Duration, Instant};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use hypersteal::iter::Schedule;
 use hypersteal::{Policy, Topology, MAX_WORKERS};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 
-use crate::bench::{self, on_big_stack, Plan};
+use crate::bench::{self, on_big_stack, Plan, Watch};
 use crate::load::LoadMonitor;
 use crate::machine::{available_memory, timestamp, Machine};
 use crate::report::{self, Results, Settings};
 use crate::stopping::StoppingRule;
+use crate::trace_view::TraceOut;
 use crate::workloads::Workload;
 
 /// The benchmark suite of hypersteal: the papers' workloads, checked against
@@ -172,6 +174,15 @@ pub struct RunArgs {
     /// Do not pin hypersteal's workers to cores.
     #[arg(long)]
     pub no_pin: bool,
+    /// After timing each hypersteal configuration, run it once more on a
+    /// traced pool (untimed) and write its Chrome trace into DIR; the report
+    /// gains its timeline and transfer matrix (`docs/trace.md`).
+    #[arg(long, value_name = "DIR")]
+    pub trace: Option<PathBuf>,
+    /// Show each worker's utilisation and queue length live while a
+    /// configuration is timed (nothing when stdout is not a terminal).
+    #[arg(long)]
+    pub live: bool,
 }
 
 /// Options of `overhead`.
@@ -640,10 +651,19 @@ const QUIET_SAMPLE: Duration = Duration::from_millis(500);
 
 /// Measures `plan`, counting every configuration in `monitor` (which the
 /// caller finishes once it has measured everything it will).
-fn measure(plan: &Plan, started: String, monitor: &mut LoadMonitor) -> Result<Results, String> {
+fn measure(
+    plan: &Plan,
+    watch: &Watch,
+    started: String,
+    monitor: &mut LoadMonitor,
+) -> Result<Results, String> {
     let t0 = Instant::now();
     let bar = progress_bar(plan.points());
-    let rows = bench::run_plan(plan, |label| {
+    if watch.live && std::io::stdout().is_terminal() {
+        // The live view takes the terminal; two views drawing at once would garble both.
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let rows = bench::run_plan_watched(plan, watch, |label| {
         bar.set_message(label.to_string());
         bar.inc(1);
     });
@@ -693,7 +713,7 @@ fn quick(args: &QuickArgs) -> Result<(), Failure> {
 
 fn quick_measured(plan: &Plan, t0: Instant, started: String, dir: &Path) -> Result<(), Failure> {
     let mut monitor = LoadMonitor::start(QUIET_SAMPLE);
-    let mut results = measure(plan, started, &mut monitor)?;
+    let mut results = measure(plan, &Watch::default(), started, &mut monitor)?;
     let overhead_workloads: Vec<Workload> = ["fib:25,cutoff=0", "tree-sum:18"]
         .iter()
         .map(|s| s.parse().expect("valid spellings"))
@@ -735,6 +755,9 @@ fn quick_measured(plan: &Plan, t0: Instant, started: String, dir: &Path) -> Resu
 
 fn run(args: &RunArgs) -> Result<(), Failure> {
     let rule = args.timing.rule(RUN_BUDGET_S).map_err(Failure::Usage)?;
+    if let Some(dir) = &args.trace {
+        prepare_out(dir).map_err(|e| Failure::Usage(e.replacen("--out", "--trace", 1)))?;
+    }
     let (stamp, started) = timestamp();
     let out = OutDir::prepare(default_out(&args.out, &stamp))?;
     let workloads = args
@@ -766,9 +789,17 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         matmul_tasks: !args.no_tasks,
         pin: !args.no_pin,
     };
+    let trace = args.trace.as_ref().map(|dir| TraceOut {
+        json_dir: dir.clone(),
+        svg_dir: out.path.clone(),
+    });
+    let watch = Watch {
+        trace,
+        live: args.live,
+    };
     let results = out.around(|| {
         let mut monitor = LoadMonitor::start(QUIET_SAMPLE);
-        let mut results = measure(&plan, started, &mut monitor)?;
+        let mut results = measure(&plan, &watch, started, &mut monitor)?;
         results.quiet = Some(monitor.finish());
         results.write_all(&out.path)?;
         Ok(results)

@@ -29,6 +29,7 @@ pub mod report;
 pub mod rng;
 pub mod sim_cmd;
 pub mod stopping;
+pub mod trace_view;
 pub mod workloads;
 
 pub use fork::{fork_range, Chili, Fork, Hypersteal, RangeTask, Rayon, Sequential};

@@ -294,6 +294,8 @@ impl Results {
             md.push('\n');
         }
 
+        md.push_str(&balance_markdown(&self.rows));
+
         if !plots.is_empty() {
             let _ = writeln!(md, "## Plots\n");
             for (file, title) in plots {
@@ -978,6 +980,7 @@ pub fn detail_table(rows: &[Row]) -> Vec<Vec<String>> {
         "idle %",
         "spread ms",
         "SD %",
+        "busy SD %",
         "others %",
         "flags",
     ])];
@@ -1000,6 +1003,7 @@ pub fn detail_table(rows: &[Row]) -> Vec<Vec<String>> {
             opt(r.idle_fraction, |v| format!("{:.1}", 100.0 * v)),
             opt(r.spread_s, ms),
             opt(r.sd_pct, |v| format!("{v:.1}")),
+            opt(r.busy_sd_pct, |v| format!("{v:.1}")),
             opt(r.others_cpu, |v| format!("{:.0}", 100.0 * v)),
             if r.flags.is_empty() {
                 "-".to_string()
@@ -1110,7 +1114,8 @@ pub fn csv(rows: &[Row]) -> String {
         "workload,size,variant,schedule,policy,topology,threads,runs,median_s,worst_s,best_s,cov,\
          speedup,efficiency,requests,requests_ok,locality,idle_fraction,tasks,placed,max_hops,\
          computation_s,overhead_s,idle_s,spread_s,sd_pct,ci_low_s,ci_high_s,ci_half_width,stop,\
-         others_cpu,drift,flags\n",
+         others_cpu,drift,flags,busy_sd_pct,trace_spread_s,trace_busy_sd_pct,trace_transfers,\
+         trace_file\n",
     );
     let o = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
     let quote = |v: &str| {
@@ -1123,7 +1128,7 @@ pub fn csv(rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             quote(&r.workload),
             quote(&r.size),
             r.variant,
@@ -1157,6 +1162,13 @@ pub fn csv(rows: &[Row]) -> String {
             o(r.others_cpu),
             o(r.drift),
             r.flags.join(" "),
+            o(r.busy_sd_pct),
+            o(r.trace.as_ref().map(|t| t.finish_spread_s)),
+            o(r.trace.as_ref().map(|t| t.busy_sd_pct)),
+            r.trace
+                .as_ref()
+                .map_or(String::new(), |t| t.transfers.to_string()),
+            quote(r.trace.as_ref().map_or("", |t| t.json.as_str())),
         );
     }
     s
@@ -1285,6 +1297,94 @@ pub fn verdict_text(results: &Results) -> String {
         );
     }
     s
+}
+
+/// Seed 001's balance metric per hypersteal row, and the traced runs' timelines and transfer
+/// matrices (`run --trace`).
+fn balance_markdown(rows: &[Row]) -> String {
+    let mut md = String::new();
+    let measured: Vec<&Row> = rows.iter().filter(|r| r.busy_sd_pct.is_some()).collect();
+    if measured.is_empty() {
+        return md;
+    }
+    let _ = writeln!(md, "## Balance (seed 001)\n");
+    let _ = writeln!(
+        md,
+        "The standard deviation of the workers' busy times (elapsed minus idle) as % of their \
+         mean, median over the timed runs (the Charm-on-workstations thesis, section 7.1: small \
+         and steady for a good load distribution). With `--trace`, one more untimed run on a \
+         traced pool gives the finish-time spread (latest minus earliest worker to run out of \
+         work for good), its own busy SD %, and the tasks it moved between workers.\n"
+    );
+    let mut t = vec![row_of(&[
+        "workload",
+        "variant",
+        "policy",
+        "topology",
+        "P",
+        "busy SD %",
+        "traced: spread ms",
+        "traced: busy SD %",
+        "traced: transfers",
+    ])];
+    for r in &measured {
+        t.push(vec![
+            format!("{}:{}", r.workload, r.size),
+            variant_of(r),
+            r.policy.clone(),
+            r.topology.clone(),
+            r.threads.to_string(),
+            opt(r.busy_sd_pct, |v| format!("{v:.1}")),
+            r.trace
+                .as_ref()
+                .map_or("-".into(), |t| ms(t.finish_spread_s)),
+            r.trace
+                .as_ref()
+                .map_or("-".into(), |t| format!("{:.1}", t.busy_sd_pct)),
+            r.trace
+                .as_ref()
+                .map_or("-".into(), |t| t.transfers.to_string()),
+        ]);
+    }
+    md.push_str(&markdown_table(&t));
+    md.push('\n');
+    let traced: Vec<&Row> = measured
+        .iter()
+        .copied()
+        .filter(|r| r.trace.is_some())
+        .collect();
+    if !traced.is_empty() {
+        let _ = writeln!(md, "## Traces\n");
+        let _ = writeln!(
+            md,
+            "One traced run per configuration: its timeline (green busy, grey idle, dark grey \
+             asleep) and its transfer matrix (row: giving worker, column: receiving worker). \
+             Open the JSON file in Perfetto (<https://ui.perfetto.dev>) to see every request and \
+             transfer (`docs/trace.md`).\n"
+        );
+        for r in traced {
+            let t = r.trace.as_ref().expect("filtered");
+            let _ = writeln!(
+                md,
+                "### {}:{} {} {} {} P={}\n\n![timeline]({}) ![transfers]({})\n\nTrace: `{}`{}\n",
+                r.workload,
+                r.size,
+                variant_of(r),
+                r.policy,
+                r.topology,
+                r.threads,
+                t.timeline_svg,
+                t.matrix_svg,
+                t.json,
+                if t.dropped > 0 {
+                    format!(" ({} events dropped: rings full)", t.dropped)
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    md
 }
 
 #[cfg(test)]
