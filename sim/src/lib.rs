@@ -37,6 +37,7 @@ mod cost;
 mod engine;
 mod iso;
 mod output;
+mod papers;
 mod queue;
 mod stack;
 mod workload;
@@ -52,6 +53,7 @@ pub use iso::{
     IsoResult, PaperIso,
 };
 pub use output::{iso_table, table};
+pub use papers::{papers, PapersConfig, Verdict};
 pub use stack::{SearchTree, StackSplit};
 pub use workload::{
     fib_calls, tree_size, FibTree, QueensNode, QueensTree, SplitWork, TaskTree, Workload,

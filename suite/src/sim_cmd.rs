@@ -105,6 +105,9 @@ pub struct SimArgs {
 pub enum SimMode {
     /// The problem size that holds an efficiency as P grows (seed 002 Table 1).
     Isoefficiency,
+    /// Every table of both papers next to the simulator's numbers, with a verdict per row
+    /// (`papers.md` in `--out`, or stdout); only `--seed` and `--out` apply.
+    Papers,
 }
 
 impl SimArgs {
@@ -311,6 +314,9 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
 
 /// Runs `hypersteal-suite sim` as `plan` (made from the same `args`) says.
 pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
+    if args.mode == Some(SimMode::Papers) {
+        return run_papers(args);
+    }
     if args.iso() {
         return run_iso(args, &plan);
     }
@@ -479,6 +485,21 @@ fn run_iso(args: &SimArgs, plan: &Plan) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// `sim papers`: the document of [`sim::papers`] at the papers' processor counts.
+fn run_papers(args: &SimArgs) -> Result<(), String> {
+    let doc = sim::papers(&sim::PapersConfig::full(args.seed)).map_err(|e| e.to_string())?;
+    match &args.out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
+            write(&dir.join("papers.md"), &doc)
+        }
+        None => {
+            print!("{doc}");
+            Ok(())
+        }
+    }
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
