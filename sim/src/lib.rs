@@ -324,6 +324,12 @@ impl CostModel {
             t_access: 0.45,
             t_combine: 0.45,
             t_bus: 0.0,
+            // Shu (section 5): "the overhead for a local chare that does not involve
+            // communication overhead is about 0.3 to 0.4 milliseconds".
+            t_task: 0.35,
+            // ... "and for a remote chare that involves communication overhead it is about 1.2
+            // to 1.3 milliseconds".
+            t_task_remote: 0.9,
         }
     }
 }

@@ -479,7 +479,7 @@ const SHU_TABLE3: [(&str, [[f64; 6]; 3]); 4] = [
 const P_000: [usize; 6] = [1, 2, 4, 8, 16, 32];
 const SHU_SCHEMES: [(&str, &str); 3] = [
     ("Random", "random-alloc"),
-    ("Gradient", "gradient:interval=16"),
+    ("Gradient", "gradient"),
     ("ACWN", "acwn"),
 ];
 /// Seed 000 Table 4: chares and milliseconds per chare.
@@ -500,7 +500,7 @@ fn seed_000(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
     writeln!(out, "## Seed 000 (Shu, ACWN)\n").unwrap();
     writeln!(
         out,
-        "iPSC/2 preset (`--cost ipsc2`), hypercube, seed {}; the gradient model at interval 16, ACWN at its defaults. Cells: paper / simulated seconds (deviation).\n",
+        "iPSC/2 preset (`--cost ipsc2`), hypercube, seed {}; the gradient model and ACWN at their defaults (gradient: low 1, high 2, a standing phase after every task; ACWN: low 2, high 8, interval 16). Cells: paper / simulated seconds (deviation).\n",
         cfg.seed
     )
     .unwrap();

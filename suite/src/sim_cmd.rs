@@ -66,6 +66,12 @@ pub struct SimArgs {
     /// Shared bus: every message holds it this long (0: switched network).
     #[arg(long)]
     pub t_bus: Option<f64>,
+    /// Bookkeeping per executed task of a tree, processor time that is no work (ipsc2: 0.35).
+    #[arg(long)]
+    pub t_task: Option<f64>,
+    /// Further bookkeeping of a task placed from another processor (ipsc2: 0.9).
+    #[arg(long)]
+    pub t_task_remote: Option<f64>,
     /// What an idle processor does when it sees nothing to steal: `park` (the runtime's
     /// sleep, the default) or `poll` (keep asking until the work is done, as the papers'
     /// message-passing machines).
@@ -177,6 +183,8 @@ fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
     set(&mut c.t_access, a.t_access);
     set(&mut c.t_combine, a.t_combine);
     set(&mut c.t_bus, a.t_bus);
+    set(&mut c.t_task, a.t_task);
+    set(&mut c.t_task_remote, a.t_task_remote);
     Ok(c)
 }
 
@@ -413,7 +421,7 @@ fn cost_json(c: &CostModel) -> Value {
     json!({
         "t_work": c.t_work, "msg_base": c.msg_base, "msg_per_hop": c.msg_per_hop,
         "transfer_base": c.transfer_base, "transfer_per_hop": c.transfer_per_hop,
-        "t_access": c.t_access, "t_combine": c.t_combine, "t_bus": c.t_bus,
+        "t_access": c.t_access, "t_combine": c.t_combine, "t_bus": c.t_bus, "t_task": c.t_task, "t_task_remote": c.t_task_remote,
     })
 }
 
