@@ -22,6 +22,14 @@
 //! 3. a worker that manages nobody (under `ml` only): the other managers, one per request,
 //!    with a cursor kept across rounds.
 //!
+//! What it is for and what it costs: a hierarchy spreads `sl`'s single bottleneck over the
+//! managers (each serves about `m` workers rather than `P`), at the price of a second hop for
+//! work that has to come from another group, and of leaves that keep asking a manager with
+//! nothing while a worker elsewhere holds tasks its own manager has not collected yet (they
+//! yield between rounds and sleep only when no work is visible anywhere). The paper finds a
+//! two-level scheme asymptotically less scalable than `rp` and `grr-m` (section 8); prefer `rp`
+//! unless the hierarchy itself is wanted.
+//!
 //! Workers answer every request (the default [`Machine::answer`]); only their managers ask them.
 //! The scheme is not sender-initiated in the sense of `Policy::is_sender_initiated` even though
 //! the paper files it under sender-initiated schemes (its subtasks are generated independently
