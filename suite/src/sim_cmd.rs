@@ -31,7 +31,8 @@ pub struct SimArgs {
     /// Simulated processor counts, comma separated (1 to 16384).
     #[arg(long, default_value = "1,2,4,8,16,32,64,128,256,512,1024")]
     pub procs: String,
-    /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`, a
+    /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`,
+    /// `shu-puzzle15`, `shu-romberg14`, a
     /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting
     /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S]`.
     #[arg(long, default_value = "split:1000000")]
