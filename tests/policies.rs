@@ -118,6 +118,18 @@ fn random_allocation() {
 }
 
 #[test]
+fn single_level_managers() {
+    exercise("sl".parse().unwrap());
+}
+
+#[test]
+fn multi_level_managers() {
+    exercise("ml".parse().unwrap());
+    exercise("ml:levels=3".parse().unwrap());
+    exercise("ml:group=2".parse().unwrap());
+}
+
+#[test]
 fn policy_all_lists_every_policy_once() {
     let names: Vec<String> = Policy::all().iter().map(|p| p.to_string()).collect();
     assert_eq!(names, Policy::NAMES);

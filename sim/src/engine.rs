@@ -439,7 +439,14 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             // One node expansion.
             Work::Stack(_) => 1.0,
         };
-        let end = now + units * self.cost.t_work;
+        // A task of a tree also pays its bookkeeping (`t_task`, processor time that is no work).
+        // A task placed here from elsewhere (`hops > 0`) pays the receiving side as well.
+        let overhead = match &task.work {
+            Work::Node(_) if task.hops > 0 => self.cost.t_task + self.cost.t_task_remote,
+            Work::Node(_) => self.cost.t_task,
+            _ => 0.0,
+        };
+        let end = now + units * self.cost.t_work + overhead;
         self.busy += 1;
         let proc = &mut self.procs[p];
         proc.version += 1;

@@ -37,6 +37,8 @@ mod cost;
 mod engine;
 mod iso;
 mod output;
+mod papers;
+mod phased;
 mod queue;
 mod stack;
 mod workload;
@@ -52,6 +54,8 @@ pub use iso::{
     IsoResult, PaperIso,
 };
 pub use output::{iso_table, table};
+pub use papers::{papers, PapersConfig, Verdict};
+pub use phased::{PhaseNode, PhaseTree, Phased};
 pub use stack::{SearchTree, StackSplit};
 pub use workload::{
     fib_calls, tree_size, FibTree, QueensNode, QueensTree, SplitWork, TaskTree, Workload,
@@ -234,11 +238,38 @@ pub fn simulate(config: &SimConfig) -> Result<SimResult, SimError> {
                 .searching(t)
                 .run()
         }
+        Workload::Phased(p) => simulate_phases(config, p),
     };
     Ok(finish(config, config.workload.to_string(), r))
 }
 
 /// Divisible work with a request budget: `None` when the run needed more requests.
+/// The phases of `p` one after another: each starts at processor 0 once the previous one has
+/// ended everywhere, after a barrier of a round trip over the diameter (termination detection,
+/// then the broadcast of the next threshold or row). Counters add up.
+fn simulate_phases(config: &SimConfig, p: Phased) -> SimResult {
+    let graph = config.topology.graph(config.procs);
+    let barrier = 2.0 * config.cost.t_msg(graph.diameter());
+    let mut total = SimResult::default();
+    for k in 0..p.phases() {
+        let tree = p.phase(k);
+        let r = engine::Engine::new(config, Some(&tree), SplitWork::halving(1.0)).run();
+        if k > 0 && config.procs > 1 {
+            total.time += barrier;
+        }
+        total.time += r.time;
+        total.work += r.work;
+        total.requests += r.requests;
+        total.requests_ok += r.requests_ok;
+        total.rejects += r.rejects;
+        total.transfers += r.transfers;
+        total.tasks += r.tasks;
+        total.max_hops = total.max_hops.max(r.max_hops);
+        total.shared_wait += r.shared_wait;
+    }
+    total
+}
+
 pub(crate) fn simulate_split_capped(
     config: &SimConfig,
     split: SplitWork,
@@ -271,15 +302,17 @@ pub fn simulate_tree<T: TaskTree>(
 impl CostModel {
     /// Seed 000's Intel iPSC/2 in milliseconds: about 0.45 ms of communication overhead per
     /// message plus 0.3 ms of bookkeeping for a message that carries a chare, a small per-hop
-    /// time (cut-through routing), and `t_work` scaled so that Shu's two chare trees take their
-    /// sequential times of Table 3 (Queen 10: 29.5 s, Fibonacci 32: 30.0 s; other workloads:
-    /// one unit of work per millisecond).
+    /// time (cut-through routing), and `t_work` scaled so that Shu's four workloads take their
+    /// sequential times of Table 3 (Queen 10: 29.5 s, Fibonacci 32: 30.0 s, 15-puzzle: 50.2 s,
+    /// Romberg 14: 24.8 s; other workloads: one unit of work per millisecond).
     pub fn ipsc2(workload: &Workload) -> CostModel {
         let (seq_ms, work) = match *workload {
             w if w == Workload::SHU_QUEEN10 => {
                 (29_500.0, tree_size(&QueensTree { n: 10, cutoff: 3 }).1)
             }
             w if w == Workload::SHU_FIB32 => (30_000.0, fib_calls(32) as f64),
+            Workload::Phased(p @ Phased::Puzzle15) => (50_200.0, p.size().1),
+            Workload::Phased(p @ Phased::Romberg14) => (24_800.0, p.size().1),
             _ => (1.0, 1.0),
         };
         CostModel {
@@ -291,6 +324,12 @@ impl CostModel {
             t_access: 0.45,
             t_combine: 0.45,
             t_bus: 0.0,
+            // Shu (section 5): "the overhead for a local chare that does not involve
+            // communication overhead is about 0.3 to 0.4 milliseconds".
+            t_task: 0.35,
+            // ... "and for a remote chare that involves communication overhead it is about 1.2
+            // to 1.3 milliseconds".
+            t_task_remote: 0.9,
         }
     }
 }

@@ -3,8 +3,9 @@
 use super::*;
 use crate::stack::{node, SearchStack};
 
-/// Every receiver-initiated policy, most-loaded with both of its scopes.
-const RECEIVERS: [&str; 8] = [
+/// Every receiver-initiated policy, most-loaded with both of its scopes, and the manager
+/// schemes (`sl`, `ml`).
+const RECEIVERS: [&str; 10] = [
     "rp",
     "nn",
     "arr",
@@ -13,6 +14,8 @@ const RECEIVERS: [&str; 8] = [
     "sb",
     "most-loaded",
     "most-loaded:scope=all",
+    "sl",
+    "ml",
 ];
 
 fn cfg(policy: &str, procs: usize, workload: &str) -> SimConfig {

@@ -276,7 +276,10 @@ fn sixteen_thousand_processors_run_every_policy_and_conserve_the_work() {
     // processor), and the work done must be the tree's, wherever it ran.
     let procs = MAX_NODES;
     let (nodes, work) = tree_size(&FibTree { n: 24, cutoff: 6 });
-    for p in Policy::NAMES {
+    // The manager schemes are left out here: at this size their idle workers ask one manager
+    // millions of times (sl: 1.7e8 requests, 88 s in a release build), which is the scheme's
+    // bottleneck, not a memory question. `stack_tests` runs them at 1024.
+    for p in Policy::NAMES.iter().filter(|p| !["sl", "ml"].contains(p)) {
         let r = simulate(&cfg(p, Topology::Hypercube, procs, "fib:24:6")).unwrap();
         assert_eq!(r.procs, procs);
         assert_eq!(r.work, work, "{p}");
@@ -290,4 +293,34 @@ fn sixteen_thousand_processors_run_every_policy_and_conserve_the_work() {
     assert!(simulate(&over).unwrap_err().to_string().contains("16384"));
     over.procs = 0;
     assert!(simulate(&over).is_err());
+}
+
+#[test]
+fn the_papers_document_is_the_same_for_a_seed_and_judges_every_row() {
+    let cfg = crate::PapersConfig::small(1);
+    let a = crate::papers(&cfg).unwrap();
+    assert_eq!(a, crate::papers(&cfg).unwrap());
+    for table in [
+        "Table 3",
+        "Table 4",
+        "Table 5",
+        "SL",
+        "ML",
+        "shu-queen10",
+        "ordering",
+    ] {
+        assert!(a.contains(table), "{table} missing:\n{a}");
+    }
+    // Every scheme row of a speedup or time table ends in a verdict.
+    let judged = a
+        .lines()
+        .filter(|l| {
+            l.starts_with("| ")
+                && (l.contains("**reproduced**")
+                    || l.contains("**shape only**")
+                    || l.contains("**not reproduced**"))
+        })
+        .count();
+    // Tables 3 (6) and 5 (3), Table 4's three quantities, 4 x (3 schemes + ordering), Table 4 of seed 000 (4).
+    assert_eq!(judged, 6 + 3 + 3 + 16 + 4, "{a}");
 }

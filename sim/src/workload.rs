@@ -1,6 +1,7 @@
 //! Workloads of the simulator: task trees (fib-shaped, n-queens, anything implementing
 //! [`TaskTree`]) and Kumar's divisible work split as `αw` and `(1 − α)w` per request.
 
+use crate::phased::Phased;
 use crate::stack::{self, SearchTree};
 use std::fmt;
 use std::str::FromStr;
@@ -195,6 +196,8 @@ impl SplitWork {
 /// | `queens:N` or `queens:N:C` | [`QueensTree`] (cutoff `C`, default 3) |
 /// | `shu-fib32` | Shu's Fibonacci 32: `fib:32:16`, 8,361 chares |
 /// | `shu-queen10` | Shu's Queen 10: `queens:10:3`, 447 chares (Shu: 593) |
+/// | `shu-puzzle15` | Shu's 15-puzzle/IDA*: 6 iterations with a barrier between them, 1,172 chares ([`Phased`]) |
+/// | `shu-romberg14` | Shu's Romberg integration 14: 14 rows with a barrier between them, 2,040 chares (Shu: 2,026) |
 /// | `search:NODES` or `search:NODES:KEY=VALUE,...` | [`SearchTree`]: depth-first search with stack splitting; keys `b` (branch slots, 2 to 8, default 2), `cutoff` (depth or `none`, default `none`), `split` (`half`, `bottom` or `top`, default `half`), `tree` (the tree's seed, default 1) |
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Workload {
@@ -206,6 +209,8 @@ pub enum Workload {
     Queens(QueensTree),
     /// A depth-first tree search whose processors split stacks of untried alternatives.
     Search(SearchTree),
+    /// Phases of chare trees run one after another (Shu's iterative workloads).
+    Phased(Phased),
 }
 
 impl Workload {
@@ -231,6 +236,7 @@ impl fmt::Display for Workload {
             Workload::Fib(t) => write!(f, "fib:{}:{}", t.n, t.cutoff),
             Workload::Queens(t) => write!(f, "queens:{}:{}", t.n, t.cutoff),
             Workload::Search(t) => t.fmt(f),
+            Workload::Phased(p) => f.write_str(p.name()),
         }
     }
 }
@@ -247,13 +253,15 @@ impl FromStr for Workload {
         match s.as_str() {
             "shu-fib32" => return Ok(Workload::SHU_FIB32),
             "shu-queen10" => return Ok(Workload::SHU_QUEEN10),
+            "shu-puzzle15" => return Ok(Workload::Phased(Phased::Puzzle15)),
+            "shu-romberg14" => return Ok(Workload::Phased(Phased::Romberg14)),
             _ => {}
         }
         let mut parts = s.split(':');
         let name = parts.next().unwrap_or_default();
         let args: Vec<&str> = parts.collect();
         let bad = || {
-            format!("bad workload `{s}`: expected split:W[:A-B], fib:N[:C], queens:N[:C], search:NODES[:KEY=VALUE,...], shu-fib32 or shu-queen10")
+            format!("bad workload `{s}`: expected split:W[:A-B], fib:N[:C], queens:N[:C], search:NODES[:KEY=VALUE,...], shu-fib32, shu-queen10, shu-puzzle15 or shu-romberg14")
         };
         let num = |x: &str| x.parse::<f64>().map_err(|_| bad());
         let int = |x: &str| x.parse::<u32>().map_err(|_| bad());

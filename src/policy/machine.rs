@@ -25,11 +25,13 @@ use super::arr::AsyncRoundRobin;
 use super::combining::CombiningTree;
 use super::gradient::Gradient;
 use super::grr::GlobalRoundRobin;
+use super::ml::Managed;
 use super::most_loaded::MostLoaded;
 use super::nn::NearestNeighbor;
 use super::random_alloc::RandomAlloc;
 use super::rp::RandomPolling;
 use super::sb::{DonorQueue, SchedulerBased};
+use super::sl::single_level;
 use super::Policy;
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 use crate::topology::TopologyGraph;
@@ -226,6 +228,10 @@ pub fn machine_for(policy: &Policy, me: usize, workers: usize, seed: u64) -> Box
             interval,
         } => Box::new(Gradient::new(low, high, interval)),
         Policy::RandomAlloc => Box::new(RandomAlloc::new(me, seed)),
+        Policy::SingleLevel => Box::new(single_level(me, workers)),
+        Policy::MultiLevel { levels, group } => {
+            Box::new(Managed::multi_level(me, workers, levels, group))
+        }
     }
 }
 

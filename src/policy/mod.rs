@@ -6,6 +6,8 @@
 //! asks a victim; `docs/policies.md`, "Receiver-initiated") `rp.rs`, `nn.rs`, `arr.rs`, `grr.rs`
 //! (`grr` and `grr-m`), `sb.rs` and `most_loaded.rs`; the sender-initiated ones (a busy worker
 //! places tasks; "Sender-initiated") `acwn.rs`, `gradient.rs` and `random_alloc.rs`. The
+//! The manager schemes `sl` and `ml` (seed 002 section 6: a manager, or a tree of managers,
+//! hands out work on demand) are `sl.rs` and `ml.rs`. The
 //! pool-wide state some of them need ([`machine::Shared`]: GRR's counter, GRR-M's combining tree
 //! in `combining.rs`, SB's donor queue, the gradient model's proximities) is built once per pool.
 //! Policies read the topology and the published loads and never call back into the pool, so the
@@ -18,12 +20,14 @@ pub(crate) mod combining;
 mod gradient;
 mod grr;
 pub mod machine;
+pub(crate) mod ml;
 mod most_loaded;
 mod nn;
 mod random_alloc;
 mod rng;
 mod rp;
 mod sb;
+mod sl;
 
 pub use rng::XorShift;
 
@@ -65,9 +69,17 @@ pub enum LoadMeasure {
 /// | `acwn` | adaptive contracting within neighbourhood (sender-initiated) | `low` (2), `high` (8), `interval` (16 heartbeats) |
 /// | `gradient` | the gradient model (sender-initiated) | `low` (1), `high` (2), `interval` (1 heartbeat) |
 /// | `random-alloc` | randomized allocation (sender-initiated) | — |
+/// | `sl` | single-level load balancing: worker 0 manages every worker | — |
+/// | `ml` | multi-level load balancing: a tree of managers | `levels` (2), `group` (0: the smallest fan-out `m` with `m^levels >= P`) |
 ///
 /// Every numeric parameter has a range ([`Policy::validate`]): `window` 0 to 1024; `min`,
-/// `high` and `interval` 1 to 1,000,000; `low` 0 to 1,000,000 and at most `high`.
+/// `high` and `interval` 1 to 1,000,000; `low` 0 to 1,000,000 and at most `high`; `levels` 1
+/// to 8; `group` 0 (derived from `levels`) or 2 to 1,000,000.
+///
+/// `sl` and `ml` are the paper's manager schemes: a worker asks its manager for work, a manager
+/// short of work asks its own manager and then the workers it manages, and under `ml` a worker
+/// whose manager has nothing asks the other managers. With `group` given, the tree has that
+/// fan-out and as many levels as `P` needs (`levels` is then not used).
 ///
 /// Sender-initiated policies in their pure form never steal: an idle worker waits until work is
 /// placed in its inbox. `interval` counts heartbeats (`ThreadPoolBuilder::heartbeat`) between two
@@ -129,9 +141,20 @@ pub enum Policy {
     },
     /// `random-alloc`: every new task goes to a uniformly random worker.
     RandomAlloc,
+    /// `sl`: worker 0 manages every worker (seed 002 section 6.1).
+    SingleLevel,
+    /// `ml`: a tree of managers, each handing out work to its group (seed 002 section 6.2).
+    MultiLevel {
+        /// Levels of the tree (1 is `sl`'s shape).
+        levels: u32,
+        /// Fan-out of the tree; 0 derives it from `levels` (the smallest `m` with
+        /// `m^levels >= P`).
+        group: usize,
+    },
 }
 
 const DEFAULT_WINDOW: u32 = 64;
+const DEFAULT_LEVELS: u32 = 2;
 const ACWN_DEFAULT: Policy = Policy::Acwn {
     low: 2,
     high: 8,
@@ -165,7 +188,7 @@ pub enum Reach {
 
 impl Policy {
     /// Every policy name, in the order of `docs/policies.md`.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 12] = [
         "rp",
         "nn",
         "arr",
@@ -176,6 +199,8 @@ impl Policy {
         "acwn",
         "gradient",
         "random-alloc",
+        "sl",
+        "ml",
     ];
 
     /// Whether busy workers place new tasks (`acwn`, `gradient`, `random-alloc`) rather than
@@ -208,6 +233,8 @@ impl Policy {
             Policy::Acwn { .. } => "acwn",
             Policy::Gradient { .. } => "gradient",
             Policy::RandomAlloc => "random-alloc",
+            Policy::SingleLevel => "sl",
+            Policy::MultiLevel { .. } => "ml",
         }
     }
 
@@ -283,6 +310,16 @@ impl Policy {
                 high,
                 interval,
             } => marks(self, GRADIENT_DEFAULT, low, high, interval),
+            Policy::MultiLevel { levels, group } => {
+                let mut v = Vec::new();
+                if levels != DEFAULT_LEVELS {
+                    v.push(("levels", levels.to_string()));
+                }
+                if group != 0 {
+                    v.push(("group", group.to_string()));
+                }
+                v
+            }
             _ => Vec::new(),
         }
     }
@@ -292,6 +329,7 @@ impl Policy {
             "grr-m" => &["window"],
             "most-loaded" => &["scope", "min", "load"],
             "acwn" | "gradient" => &["low", "high", "interval"],
+            "ml" => &["levels", "group"],
             _ => &[],
         }
     }
@@ -413,6 +451,19 @@ const INTERVAL: Range = Range {
     allowed: "an integer 1 to 1000000 (tasks)",
 };
 
+const LEVELS: Range = Range {
+    key: "levels",
+    lo: 1,
+    hi: 8,
+    allowed: "an integer 1 to 8 (levels of managers)",
+};
+const GROUP: Range = Range {
+    key: "group",
+    lo: 0,
+    hi: MAX_PARAM,
+    allowed: "0 (derived from `levels`) or an integer 2 to 1000000 (workers per manager)",
+};
+
 impl Range {
     fn check(&self, policy: &str, value: usize) -> Result<(), ParsePolicyError> {
         if (self.lo..=self.hi).contains(&value) {
@@ -471,6 +522,14 @@ impl Policy {
                 }
                 Ok(())
             }
+            Policy::MultiLevel { levels, group } => {
+                LEVELS.check(name, levels as usize)?;
+                GROUP.check(name, group)?;
+                if group == 1 {
+                    return Err(GROUP.error(name, "1"));
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -503,6 +562,11 @@ impl FromStr for Policy {
             "acwn" => ACWN_DEFAULT,
             "gradient" => GRADIENT_DEFAULT,
             "random-alloc" => Policy::RandomAlloc,
+            "sl" => Policy::SingleLevel,
+            "ml" => Policy::MultiLevel {
+                levels: DEFAULT_LEVELS,
+                group: 0,
+            },
             _ => {
                 return Err(ParsePolicyError::new(format!(
                     "unknown policy `{name}`; valid policies are: {}",
@@ -559,6 +623,12 @@ impl FromStr for Policy {
                 (Policy::Acwn { interval, .. } | Policy::Gradient { interval, .. }, "interval") => {
                     *interval = INTERVAL.parse(&name, value)?;
                 }
+                (Policy::MultiLevel { levels, .. }, "levels") => {
+                    *levels = LEVELS.parse(&name, value)?;
+                }
+                (Policy::MultiLevel { group, .. }, "group") => {
+                    *group = GROUP.parse(&name, value)?;
+                }
                 _ => {
                     let valid = if keys.is_empty() {
                         "it takes no parameters".to_string()
@@ -591,5 +661,34 @@ mod tests {
         let p: Policy = "grr-m:window=8".parse().unwrap();
         assert_eq!(p, Policy::GrrCombining { window: 8 });
         assert_eq!(p.to_string(), "grr-m:window=8");
+        let p: Policy = "ml:levels=3,group=4".parse().unwrap();
+        assert_eq!(
+            p,
+            Policy::MultiLevel {
+                levels: 3,
+                group: 4
+            }
+        );
+        assert_eq!(p.to_string(), "ml:levels=3,group=4");
+    }
+
+    #[test]
+    fn manager_parameters_are_checked() {
+        for (bad, words) in [
+            ("ml:levels=0", "`levels=0` is out of range"),
+            ("ml:levels=9", "1 to 8"),
+            ("ml:group=1", "`group=1` is out of range"),
+            ("ml:group=x", "`group=x`"),
+            ("sl:levels=2", "policy `sl` has no parameter `levels`"),
+        ] {
+            let err = bad.parse::<Policy>().unwrap_err().to_string();
+            assert!(err.contains(words), "{bad}: {err}");
+        }
+        assert!(Policy::MultiLevel {
+            levels: 2,
+            group: 1
+        }
+        .validate()
+        .is_err());
     }
 }

@@ -31,7 +31,8 @@ pub struct SimArgs {
     /// Simulated processor counts, comma separated (1 to 16384).
     #[arg(long, default_value = "1,2,4,8,16,32,64,128,256,512,1024")]
     pub procs: String,
-    /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`, a
+    /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`,
+    /// `shu-puzzle15`, `shu-romberg14`, a
     /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting
     /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S]`.
     #[arg(long, default_value = "split:1000000")]
@@ -66,6 +67,12 @@ pub struct SimArgs {
     /// Shared bus: every message holds it this long (0: switched network).
     #[arg(long)]
     pub t_bus: Option<f64>,
+    /// Bookkeeping per executed task of a tree, processor time that is no work (ipsc2: 0.35).
+    #[arg(long)]
+    pub t_task: Option<f64>,
+    /// Further bookkeeping of a task placed from another processor (ipsc2: 0.9).
+    #[arg(long)]
+    pub t_task_remote: Option<f64>,
     /// What an idle processor does when it sees nothing to steal: `park` (the runtime's
     /// sleep, the default) or `poll` (keep asking until the work is done, as the papers'
     /// message-passing machines).
@@ -105,6 +112,9 @@ pub struct SimArgs {
 pub enum SimMode {
     /// The problem size that holds an efficiency as P grows (seed 002 Table 1).
     Isoefficiency,
+    /// Every table of both papers next to the simulator's numbers, with a verdict per row
+    /// (`papers.md` in `--out`, or stdout); only `--seed` and `--out` apply.
+    Papers,
 }
 
 impl SimArgs {
@@ -174,6 +184,8 @@ fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
     set(&mut c.t_access, a.t_access);
     set(&mut c.t_combine, a.t_combine);
     set(&mut c.t_bus, a.t_bus);
+    set(&mut c.t_task, a.t_task);
+    set(&mut c.t_task_remote, a.t_task_remote);
     Ok(c)
 }
 
@@ -311,6 +323,9 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
 
 /// Runs `hypersteal-suite sim` as `plan` (made from the same `args`) says.
 pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
+    if args.mode == Some(SimMode::Papers) {
+        return run_papers(args);
+    }
     if args.iso() {
         return run_iso(args, &plan);
     }
@@ -407,7 +422,7 @@ fn cost_json(c: &CostModel) -> Value {
     json!({
         "t_work": c.t_work, "msg_base": c.msg_base, "msg_per_hop": c.msg_per_hop,
         "transfer_base": c.transfer_base, "transfer_per_hop": c.transfer_per_hop,
-        "t_access": c.t_access, "t_combine": c.t_combine, "t_bus": c.t_bus,
+        "t_access": c.t_access, "t_combine": c.t_combine, "t_bus": c.t_bus, "t_task": c.t_task, "t_task_remote": c.t_task_remote,
     })
 }
 
@@ -479,6 +494,21 @@ fn run_iso(args: &SimArgs, plan: &Plan) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// `sim papers`: the document of [`sim::papers`] at the papers' processor counts.
+fn run_papers(args: &SimArgs) -> Result<(), String> {
+    let doc = sim::papers(&sim::PapersConfig::full(args.seed)).map_err(|e| e.to_string())?;
+    match &args.out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
+            write(&dir.join("papers.md"), &doc)
+        }
+        None => {
+            print!("{doc}");
+            Ok(())
+        }
+    }
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
