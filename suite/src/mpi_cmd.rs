@@ -4,8 +4,9 @@
 //! Run it under `mpirun`: `mpirun -n 4 hypersteal-suite mpi --workload uts:T1 --policy rp`.
 //! Rank 0 prints the answer, whether it matches the known one, the time of each run and the
 //! stats of every rank and their total; the other ranks print nothing. With `--baseline`, each
-//! run is preceded by the same workload on a single-process hypersteal pool of `--workers`
-//! workers on rank 0 (the other ranks wait asleep), so the two are timed side by side.
+//! run is preceded by the same workload on one single-process hypersteal pool on rank 0, with as
+//! many workers as the whole job and the same policy (the other ranks wait asleep), so the two
+//! are timed side by side.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -50,7 +51,8 @@ pub struct MpiArgs {
     /// Runs (the time reported is their median).
     #[arg(long, default_value_t = 1)]
     pub runs: usize,
-    /// Also time the workload on one single-process pool before each run (rank 0).
+    /// Also time the workload on one single-process pool (ranks × workers workers, the same
+    /// policy) before each run, on rank 0.
     #[arg(long)]
     pub baseline: bool,
     /// Testing the failure path: every task run on this rank panics.
@@ -271,7 +273,7 @@ pub fn run(args: &MpiArgs, plan: MpiPlan) -> i32 {
         let mut all_stats = Vec::new();
         for _ in 0..plan.runs {
             if args.baseline {
-                base_times.push(baseline(&world, &plan));
+                base_times.push(baseline(&world, &plan, policy));
             }
             let (answer, stats) = match plan.workload {
                 Workload::Uts(p) => run_uts(&world, &c, &p),
@@ -363,23 +365,34 @@ fn run_queens(
     (answer, outcome.stats)
 }
 
-/// Rank 0 times the workload on one single-process pool while the other ranks sleep; returns
-/// the time (zero on the other ranks).
-fn baseline(world: &SimpleCommunicator, plan: &MpiPlan) -> Duration {
+/// What the single-process pool did in one baseline run.
+#[derive(Debug, Clone, Copy, Default)]
+struct Base {
+    time: Duration,
+    requests: u64,
+    requests_ok: u64,
+    placed: u64,
+}
+
+/// Rank 0 times the workload on one single-process pool of as many workers as the whole job
+/// (ranks × `--workers`) under the same policy, while the other ranks sleep; returns its time
+/// and counters (zero on the other ranks).
+fn baseline(world: &SimpleCommunicator, plan: &MpiPlan, policy: Policy) -> Base {
     let rank = world.rank();
     if rank != 0 {
         // Wait for rank 0's go, asleep: MPI's blocking receive would spin on the cores.
         loop {
             if world.process_at_rank(0).immediate_probe().is_some() {
                 let (_go, _) = world.process_at_rank(0).receive::<u8>();
-                return Duration::ZERO;
+                return Base::default();
             }
             std::thread::sleep(Duration::from_millis(1));
         }
     }
+    let workers = plan.config.workers * world.size() as usize;
     let pool = ThreadPoolBuilder::new()
-        .num_threads(plan.config.workers)
-        .policy(plan.config.pool_policy)
+        .num_threads(workers)
+        .policy(policy)
         .build()
         .expect("the configuration was validated");
     let start = Instant::now();
@@ -394,11 +407,17 @@ fn baseline(world: &SimpleCommunicator, plan: &MpiPlan) -> Duration {
         }
         _ => unreachable!("plan() admits only uts and nqueens"),
     }
-    let t = start.elapsed();
+    let time = start.elapsed();
+    let total = pool.stats().total();
     for r in 1..world.size() {
         world.process_at_rank(r).send(&1u8);
     }
-    t
+    Base {
+        time,
+        requests: total.requests,
+        requests_ok: total.requests_ok,
+        placed: total.placed_out,
+    }
 }
 
 fn median(v: &mut [Duration]) -> Duration {
@@ -413,7 +432,7 @@ fn median_of(stats: &[MpiStats], f: impl Fn(&RankStats) -> u64) -> u64 {
 }
 
 /// Rank 0's report: times, the last run's stats per rank and in total, medians over runs.
-fn report(times: &[Duration], base: &[Duration], stats: &[MpiStats]) {
+fn report(times: &[Duration], base: &[Base], stats: &[MpiStats]) {
     let mut t = times.to_vec();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let (lo, hi) = (
@@ -429,12 +448,20 @@ fn report(times: &[Duration], base: &[Duration], stats: &[MpiStats]) {
         ms(hi)
     );
     if !base.is_empty() {
-        let mut b = base.to_vec();
+        let mut b: Vec<Duration> = base.iter().map(|b| b.time).collect();
         let bmed = median(&mut b);
+        let mid = |f: fn(&Base) -> u64| {
+            let mut v: Vec<u64> = base.iter().map(f).collect();
+            v.sort_unstable();
+            v[v.len() / 2]
+        };
         println!(
-            "baseline (single-process pool): median {:.1} ms; mpi / pool = {:.2}",
+            "baseline (single-process pool, same policy and workers): median {:.1} ms; mpi / pool = {:.2}; requests {} ok {} placed {}",
             ms(bmed),
-            med.as_secs_f64() / bmed.as_secs_f64()
+            med.as_secs_f64() / bmed.as_secs_f64(),
+            mid(|b| b.requests),
+            mid(|b| b.requests_ok),
+            mid(|b| b.placed),
         );
     }
     let Some(last) = stats.last() else { return };
