@@ -138,3 +138,15 @@ fn a_bad_setting_is_refused_with_its_name_and_range() {
         job.stderr
     );
 }
+
+#[test]
+fn ranks_with_a_pool_of_two_workers_are_exact_too() {
+    // Each step then runs two tasks of the rank's stack in parallel on its pool.
+    every_policy(
+        "nqueens:11",
+        2,
+        &["--workers", "2", "--step", "8"],
+        "2680 solutions",
+        120,
+    );
+}
