@@ -116,6 +116,28 @@ impl Shared {
             .get(w)
             .map_or(0, |p| p.load(Ordering::Relaxed))
     }
+
+    /// Sets GRR's global counter to `value`, so that the next draw of a `grr` machine on this
+    /// state returns it.
+    ///
+    /// For interpreters that keep the counter elsewhere: the MPI crate (`hypersteal-mpi`) draws
+    /// counter values over messages (GRR-M's combining done over the rank tree) and hands each
+    /// one to the asking rank's own `grr` machine through this call. The runtime and the
+    /// simulator never call it.
+    pub fn set_counter(&self, value: u64) {
+        self.grr.store(value, Ordering::Relaxed);
+    }
+
+    /// Records worker `w`'s gradient proximity as `value` (no effect under other policies).
+    ///
+    /// For interpreters whose workers do not share memory: the MPI crate copies the proximities
+    /// that other ranks send it into its own `Shared` before its gradient machine reads them.
+    /// The runtime and the simulator never call it (their machines publish their own).
+    pub fn set_proximity(&self, w: usize, value: usize) {
+        if let Some(p) = self.proximity.get(w) {
+            p.store(value, Ordering::Relaxed);
+        }
+    }
 }
 
 /// What a decision may look at: who decides, the topology, the published loads and the

@@ -64,6 +64,9 @@ pub enum Command {
     Topology(TopologyArgs),
     /// Simulate the policies on machines larger than this one (`docs/simulator.md`).
     Sim(crate::sim_cmd::SimArgs),
+    /// UTS and N-Queens across MPI ranks; run under `mpirun` (feature `mpi`, `docs/mpi.md`).
+    #[cfg(feature = "mpi")]
+    Mpi(crate::mpi_cmd::MpiArgs),
 }
 
 /// Output formats of `run` and `overhead`.
@@ -579,6 +582,13 @@ pub fn main() -> i32 {
         },
         _ => None,
     };
+    #[cfg(feature = "mpi")]
+    if let Some(Command::Mpi(args)) = &cli.command {
+        return match crate::mpi_cmd::plan(args) {
+            Ok(plan) => crate::mpi_cmd::run(args, plan),
+            Err(e) => exit_status(Err(Failure::Usage(e))),
+        };
+    }
     exit_status(on_big_stack(|| match cli.command {
         None => quick(&cli.quick),
         Some(Command::Quick(args)) => quick(&args),
@@ -590,6 +600,8 @@ pub fn main() -> i32 {
             &args,
             sim_plan.expect("`sim` was planned above"),
         )?),
+        #[cfg(feature = "mpi")]
+        Some(Command::Mpi(_)) => unreachable!("`mpi` returned above"),
     }))
 }
 

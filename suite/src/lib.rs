@@ -25,6 +25,8 @@ pub mod flags;
 pub mod fork;
 pub mod load;
 pub mod machine;
+#[cfg(feature = "mpi")]
+pub mod mpi_cmd;
 pub mod report;
 pub mod rng;
 pub mod sim_cmd;
