@@ -107,6 +107,23 @@ impl Config {
         self.policy
             .validate()
             .map_err(|e| Error::Config(e.to_string()))?;
+        // Between ranks, grr-m combines the draws that meet at a rank between two of its looks
+        // at the network (docs/mpi.md): there is no spin window to set, so a window other than
+        // the default is refused rather than ignored.
+        if let Policy::GrrCombining { window } = self.policy {
+            let default = match "grr-m".parse::<Policy>() {
+                Ok(Policy::GrrCombining { window }) => window,
+                _ => window,
+            };
+            if window != default {
+                return bad(
+                    "policy",
+                    format!("grr-m:window={window}"),
+                    "grr-m without `window` across ranks (draws combine between a rank's looks \
+                     at the network, not within a spin window)",
+                );
+            }
+        }
         self.pool_policy
             .validate()
             .map_err(|e| Error::Config(e.to_string()))?;
@@ -200,4 +217,32 @@ pub fn run<T: Task>(
     roots: Vec<T>,
 ) -> Result<Outcome<T::Output>, Error> {
     rank::run(world, config, roots)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grr_m_takes_no_window_across_ranks() {
+        let with = |policy: &str| Config {
+            policy: policy.parse().expect("a policy"),
+            ..Config::default()
+        };
+        assert_eq!(with("grr-m").validate(4), Ok(()));
+        let err = with("grr-m:window=32").validate(4).unwrap_err();
+        let Error::Config(text) = err else {
+            panic!("not a settings error: {err:?}")
+        };
+        assert!(
+            text.contains("grr-m:window=32") && text.contains("without `window`"),
+            "{text}"
+        );
+        // Inside a rank the pool's own grr-m keeps its window.
+        let inside = Config {
+            pool_policy: "grr-m:window=32".parse().expect("a policy"),
+            ..Config::default()
+        };
+        assert_eq!(inside.validate(4), Ok(()));
+    }
 }
