@@ -169,3 +169,71 @@ fn a_panicking_comparison_leaves_every_element_once() {
         );
     });
 }
+
+/// A sort of a slice with a comparison that answers from the given state.
+type SortWith = fn(&mut [u64], &std::sync::atomic::AtomicU64);
+
+/// Answers at random, from a seeded counter (every run asks the same sequence of questions'
+/// answers, though which question gets which answer depends on the schedule).
+fn random_order(state: &std::sync::atomic::AtomicU64) -> std::cmp::Ordering {
+    let x = state
+        .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
+        .wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    match (x >> 40) % 3 {
+        0 => std::cmp::Ordering::Less,
+        1 => std::cmp::Ordering::Equal,
+        _ => std::cmp::Ordering::Greater,
+    }
+}
+
+#[test]
+fn comparisons_that_are_not_a_total_order_reorder_without_a_panic() {
+    // As in rayon (std's own sorts may panic on such comparisons since Rust 1.81): the slice
+    // ends in some order, with every element once.
+    in_every_pool("not a total order", |pool, what| {
+        pool.install(|| {
+            for n in [0, 1, 2, 20, 21, 100, 4097, 100_000] {
+                let input = common::lcg(n, 3, 1000);
+                let mut want = input.clone();
+                want.sort_unstable();
+                let state = std::sync::atomic::AtomicU64::new(n as u64);
+                let sorts: [(&str, SortWith); 4] = [
+                    ("par_sort_by", |v, s| v.par_sort_by(|_, _| random_order(s))),
+                    ("par_sort_unstable_by", |v, s| {
+                        v.par_sort_unstable_by(|_, _| random_order(s))
+                    }),
+                    ("par_sort_by_key", |v, s| {
+                        v.par_sort_by_key(|&x| (x, random_order(s) as i8))
+                    }),
+                    ("par_sort_by_cached_key", |v, s| {
+                        v.par_sort_by_cached_key(|&x| (x % 3, random_order(s) as i8))
+                    }),
+                ];
+                for (name, sort) in sorts {
+                    let mut got = input.clone();
+                    sort(&mut got, &state);
+                    got.sort_unstable();
+                    assert_eq!(got, want, "{what}: {name} of {n}: not a permutation");
+                }
+                // Floats with NaNs, compared as "NaN equals everything".
+                let floats: Vec<f64> = input
+                    .iter()
+                    .map(|&x| if x % 10 == 0 { f64::NAN } else { x as f64 })
+                    .collect();
+                let bits = |v: &[f64]| {
+                    let mut b: Vec<u64> = v.iter().map(|x| x.to_bits()).collect();
+                    b.sort_unstable();
+                    b
+                };
+                let nan_equal =
+                    |a: &f64, b: &f64| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal);
+                let mut got = floats.clone();
+                got.par_sort_by(nan_equal);
+                assert_eq!(bits(&got), bits(&floats), "{what}: NaNs of {n}, stable");
+                let mut got = floats.clone();
+                got.par_sort_unstable_by(nan_equal);
+                assert_eq!(bits(&got), bits(&floats), "{what}: NaNs of {n}, unstable");
+            }
+        });
+    });
+}

@@ -2,6 +2,12 @@
 //! themselves split in parallel, and an unstable three-way quicksort whose two sides are sorted
 //! in parallel.
 //!
+//! **Comparisons that are not a total order** (a random answer, `partial_cmp` of floats with
+//! NaNs mapped to `Equal`) leave the slice in some order, never a panic, as in rayon: no
+//! sequential step is `std`'s sort, which since Rust 1.81 may panic when it detects such a
+//! comparison. Every step here only compares, swaps, copies and merges, with loop bounds that
+//! do not depend on the answers, so it ends whatever they are.
+//!
 //! **Panic safety.** A comparison may panic at any point; the slice must then still hold every
 //! element exactly once (in some order), and nothing may be dropped twice. The unstable sort
 //! only ever swaps elements, so the slice is a permutation at every instant. The stable sort
@@ -14,9 +20,11 @@ use std::cmp::Ordering;
 use std::mem::MaybeUninit;
 use std::ptr;
 
-/// Slices up to this long are sorted by `std` (stable: `sort_by`; unstable: `sort_unstable_by`)
-/// on one worker.
+/// Slices up to this long are sorted on one worker (stable: [`leaf_merge_sort`]; unstable:
+/// [`seq_quicksort`]).
 const SORT_LEAF: usize = 4096;
+/// Runs of up to this many elements are sorted by insertion.
+const INSERTION: usize = 20;
 /// Merges of up to this many elements in all run on one worker.
 const MERGE_LEAF: usize = 8192;
 
@@ -51,12 +59,12 @@ where
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     let len = v.len();
-    if len <= SORT_LEAF {
-        v.sort_by(compare);
+    if std::mem::size_of::<T>() == 0 || len < 2 {
+        // Every zero-sized value is interchangeable with every other: nothing to move.
         return;
     }
-    if std::mem::size_of::<T>() == 0 {
-        // Every zero-sized value is interchangeable with every other: nothing to move.
+    if len <= INSERTION {
+        insertion_sort(v, compare);
         return;
     }
     let mut scratch: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
@@ -89,13 +97,8 @@ where
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     if len <= SORT_LEAF {
-        // SAFETY: `v[..len]` is initialised and ours (contract).
-        let slice = unsafe { std::slice::from_raw_parts_mut(v.0, len) };
-        slice.sort_by(compare);
-        if into_buf {
-            // SAFETY: both regions are valid for `len` elements and disjoint (contract).
-            unsafe { ptr::copy_nonoverlapping(v.0, buf.0, len) };
-        }
+        // SAFETY: the contract of this function is `leaf_merge_sort`'s.
+        unsafe { leaf_merge_sort(v.0, buf.0, len, into_buf, compare) };
         return;
     }
     let mid = len / 2;
@@ -118,6 +121,77 @@ where
     // SAFETY: `src[..mid]` and `src[mid..len]` are the sorted halves; `dst[..len]` is the target,
     // disjoint from `src`.
     unsafe { par_merge(src, mid, Shared(src.at(mid)), len - mid, dst, compare) };
+}
+
+/// Sorts the `len` elements at `v` stably on this thread, with `buf[..len]` as scratch: runs of
+/// [`INSERTION`] elements sorted by insertion, then passes that merge pairs of runs from one
+/// array into the other. The result ends in `buf` with `into_buf`, else in `v`.
+///
+/// Invariant on unwind (as [`sort_into`] needs): `v[..len]` holds each of its elements once.
+/// Insertion only swaps within `v`. A pass from `v` into `buf` leaves `v` as it was. A pass from
+/// `buf` into `v` merges region by region: the regions before the one that panicked are
+/// complete, [`merge`]'s guard completes that one, and the regions after it still hold, in
+/// `v`, the elements they held before the pass into `buf` (each region of a pass holds the
+/// same elements in both arrays).
+///
+/// # Safety
+///
+/// As for [`sort_into`].
+unsafe fn leaf_merge_sort<T, F>(v: *mut T, buf: *mut T, len: usize, into_buf: bool, compare: &F)
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    // SAFETY: `v[..len]` is initialised and ours (contract).
+    let slice = unsafe { std::slice::from_raw_parts_mut(v, len) };
+    for run in slice.chunks_mut(INSERTION) {
+        insertion_sort(run, compare);
+    }
+    let (mut src, mut dst) = (v, buf);
+    let mut width = INSERTION;
+    while width < len {
+        let mut start = 0;
+        while start < len {
+            let mid = (start + width).min(len);
+            let end = (start + 2 * width).min(len);
+            // SAFETY: `src[start..mid]` and `src[mid..end]` are sorted runs (or one run and an
+            // empty one); `dst[start..end]` is the other array's same region, disjoint from
+            // both (contract).
+            unsafe {
+                merge(
+                    src.add(start),
+                    mid - start,
+                    src.add(mid),
+                    end - mid,
+                    dst.add(start),
+                    compare,
+                )
+            };
+            start = end;
+        }
+        std::mem::swap(&mut src, &mut dst);
+        width *= 2;
+    }
+    // The sorted elements are in `src`.
+    let target = if into_buf { buf } else { v };
+    if src != target {
+        // SAFETY: both arrays are valid for `len` elements and disjoint (contract).
+        unsafe { ptr::copy_nonoverlapping(src, target, len) };
+    }
+}
+
+/// Sorts `v` stably by insertion, one swap of neighbours at a time (so `v` is a permutation of
+/// its elements at every instant, also when `compare` panics).
+fn insertion_sort<T, F>(v: &mut [T], compare: &F)
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && compare(&v[j], &v[j - 1]) == Ordering::Less {
+            v.swap(j, j - 1);
+            j -= 1;
+        }
+    }
 }
 
 /// Merges the sorted runs `a[..a_len]` and `b[..b_len]` into `dst`, stably (on ties, `a`'s
@@ -276,17 +350,15 @@ unsafe fn merge<T, F>(
 
 /// Sorts `v` by `compare`, not necessarily stably, in parallel: a three-way quicksort (elements
 /// less than, equal to and greater than a median-of-three pivot) whose sides are sorted with
-/// `join`. Past `2 log2(n)` levels a side goes to `std`'s `sort_unstable_by` (pattern-defeating
-/// quicksort, `O(n log n)` in the worst case), so adversarial inputs cannot make it quadratic.
+/// `join`. Past `2 log2(n)` levels a side is heapsorted, so adversarial inputs cannot make it
+/// quadratic.
 pub(crate) fn par_quicksort<T, F>(v: &mut [T], compare: &F)
 where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     let limit = 2 * (usize::BITS - v.len().leading_zeros());
-    // Partitioning passes are slower per element than `std`'s sort, so the recursion stops at
-    // about eight pieces per worker: enough to balance, few enough that most of the work is
-    // `std`'s.
+    // Pieces are sorted on one worker below about eight pieces per worker: enough to balance.
     let leaf = (v.len() / (8 * crate::current_num_threads())).max(SORT_LEAF);
     quicksort(v, compare, limit, leaf);
 }
@@ -297,13 +369,88 @@ where
     F: Fn(&T, &T) -> Ordering + Sync,
 {
     if v.len() <= leaf || limit == 0 {
-        v.sort_unstable_by(compare);
+        seq_quicksort(v, compare, limit);
         return;
     }
-    // Median of three, moved to the front.
+    let (left, right) = partition(v, compare);
+    crate::join(
+        || quicksort(left, compare, limit - 1, leaf),
+        || quicksort(right, compare, limit - 1, leaf),
+    );
+}
+
+/// A quicksort on one thread: a median-of-three pivot, a branch-free two-way partition, a
+/// second pass that gathers the pivot's equals when a partition puts nothing before the pivot
+/// (so runs of equal elements cost linear time), insertion below [`INSERTION`] elements and a
+/// heapsort once `limit` levels are used up.
+fn seq_quicksort<T, F>(mut v: &mut [T], compare: &F, mut limit: u32)
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    loop {
+        if v.len() <= INSERTION {
+            insertion_sort(v, compare);
+            return;
+        }
+        if limit == 0 {
+            heapsort(v, compare);
+            return;
+        }
+        limit -= 1;
+        let slice = std::mem::take(&mut v);
+        let m = median_of_three(slice, compare);
+        slice.swap(0, m);
+        // slice[1..=mid] < pivot (slice[0]), slice[mid + 1..] not.
+        let mid = {
+            let (head, tail) = slice.split_at_mut(1);
+            partition_by(tail, &head[0], |x, p| compare(x, p) == Ordering::Less)
+        };
+        if mid == 0 {
+            // Nothing is less than the pivot: gather its equals (not greater than it) after
+            // it, and go on with only what is greater.
+            let equal = {
+                let (head, tail) = slice.split_at_mut(1);
+                partition_by(tail, &head[0], |x, p| compare(p, x) != Ordering::Less)
+            };
+            v = &mut slice[1 + equal..];
+            continue;
+        }
+        // The pivot goes between the sides.
+        slice.swap(0, mid);
+        let (left, rest) = slice.split_at_mut(mid);
+        let right = &mut rest[1..];
+        // Recurse into the shorter side, loop on the longer: the stack stays O(log n).
+        if left.len() < right.len() {
+            seq_quicksort(left, compare, limit);
+            v = right;
+        } else {
+            seq_quicksort(right, compare, limit);
+            v = left;
+        }
+    }
+}
+
+/// Moves the elements of `v` for which `goes_first(x, pivot)` holds to the front, by swaps
+/// only and without a branch on the answer (Lomuto's scheme: every element is swapped with the
+/// first one not known to go first); returns how many go first.
+fn partition_by<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> bool) -> usize {
+    let mut first = 0;
+    for i in 0..v.len() {
+        let moves = goes_first(&v[i], pivot);
+        v.swap(first, i);
+        first += usize::from(moves);
+    }
+    first
+}
+
+/// The index of the median of the elements at a quarter, a half and three quarters of `v`.
+fn median_of_three<T, F>(v: &[T], compare: &F) -> usize
+where
+    F: Fn(&T, &T) -> Ordering,
+{
     let n = v.len();
     let (x, y, z) = (n / 4, n / 2, 3 * n / 4);
-    let m = if compare(&v[x], &v[y]) == Ordering::Less {
+    if compare(&v[x], &v[y]) == Ordering::Less {
         if compare(&v[y], &v[z]) == Ordering::Less {
             y
         } else if compare(&v[x], &v[z]) == Ordering::Less {
@@ -317,10 +464,20 @@ where
         z
     } else {
         y
-    };
+    }
+}
+
+/// Three-way partition of `v` (at least 3 elements) around a median-of-three pivot, by swaps
+/// only; returns the elements less than the pivot and those greater. Every step moves `i` up
+/// or `gt` down, so it ends whatever the comparisons answer.
+fn partition<'v, T, F>(v: &'v mut [T], compare: &F) -> (&'v mut [T], &'v mut [T])
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    let n = v.len();
+    let m = median_of_three(v, compare);
     v.swap(0, m);
-    // Three-way partition of v[1..] around v[0], by swaps only: v[1..lt] < pivot,
-    // v[lt..i] == pivot, v[gt..] > pivot.
+    // v[1..lt] < pivot, v[lt..i] == pivot, v[gt..] > pivot.
     let (mut lt, mut i, mut gt) = (1, 1, n);
     while i < gt {
         match compare(&v[i], &v[0]) {
@@ -340,8 +497,33 @@ where
     v.swap(0, lt - 1);
     let (left, rest) = v.split_at_mut(lt - 1);
     let right = &mut rest[gt - (lt - 1)..];
-    crate::join(
-        || quicksort(left, compare, limit - 1, leaf),
-        || quicksort(right, compare, limit - 1, leaf),
-    );
+    (left, right)
+}
+
+/// Heapsort by `compare` (a max-heap; sift-downs are bounded by the heap's depth).
+fn heapsort<T, F>(v: &mut [T], compare: &F)
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    let sift_down = |v: &mut [T], mut node: usize| loop {
+        let mut child = 2 * node + 1;
+        if child >= v.len() {
+            return;
+        }
+        if child + 1 < v.len() && compare(&v[child], &v[child + 1]) == Ordering::Less {
+            child += 1;
+        }
+        if compare(&v[node], &v[child]) != Ordering::Less {
+            return;
+        }
+        v.swap(node, child);
+        node = child;
+    };
+    for node in (0..v.len() / 2).rev() {
+        sift_down(v, node);
+    }
+    for end in (1..v.len()).rev() {
+        v.swap(0, end);
+        sift_down(&mut v[..end], 0);
+    }
 }
