@@ -11,6 +11,83 @@
 //! Unindexed adapters (`filter`, `filter_map`, `fold`) do not touch producers: they wrap the
 //! consumer instead. Because producers borrow the adapters' closures, which live on the driving
 //! stack frame, an iterator hands its producer to a [`ProducerCallback`] rather than returning it.
+//!
+//! # A parallel iterator of your own
+//!
+//! An indexed source needs a [`Producer`] and two small impls; [`bridge`] runs it (as rayon's
+//! `plumbing::bridge` does). Differences from rayon's plumbing: a producer's `IntoIter` must be
+//! double-ended but need not be an `ExactSizeIterator`; there is no `fold_with` or
+//! `UnindexedProducer`; and a consumer is shared by every piece (`&self`), so it has no
+//! `split_at`, `into_folder` or reducer, only `consume`, `reduce` and `identity`.
+//!
+//! ```
+//! use hypersteal::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback};
+//! use hypersteal::prelude::*;
+//!
+//! /// The squares of `0..n`, in parallel.
+//! struct Squares {
+//!     n: usize,
+//! }
+//!
+//! /// The squares of `start..end`: it splits anywhere, and turns into a sequential iterator.
+//! struct SquaresProducer {
+//!     start: usize,
+//!     end: usize,
+//! }
+//!
+//! fn square(i: usize) -> u64 {
+//!     (i * i) as u64
+//! }
+//!
+//! impl Producer for SquaresProducer {
+//!     type Item = u64;
+//!     type IntoIter = std::iter::Map<std::ops::Range<usize>, fn(usize) -> u64>;
+//!
+//!     fn len(&self) -> usize {
+//!         self.end - self.start
+//!     }
+//!
+//!     fn split_at(self, index: usize) -> (Self, Self) {
+//!         let mid = self.start + index;
+//!         (
+//!             SquaresProducer { start: self.start, end: mid },
+//!             SquaresProducer { start: mid, end: self.end },
+//!         )
+//!     }
+//!
+//!     fn into_iter(self) -> Self::IntoIter {
+//!         (self.start..self.end).map(square as fn(usize) -> u64)
+//!     }
+//! }
+//!
+//! impl ParallelIterator for Squares {
+//!     type Item = u64;
+//!
+//!     fn drive<C: Consumer<u64>>(self, consumer: C) -> C::Result {
+//!         bridge(self, consumer)
+//!     }
+//! }
+//!
+//! impl IndexedParallelIterator for Squares {
+//!     fn len(&self) -> usize {
+//!         self.n
+//!     }
+//!
+//!     fn with_producer<CB: ProducerCallback<u64>>(self, callback: CB) -> CB::Output {
+//!         callback.callback(SquaresProducer { start: 0, end: self.n })
+//!     }
+//! }
+//!
+//! let v: Vec<u64> = Squares { n: 5 }.collect();
+//! assert_eq!(v, [0, 1, 4, 9, 16]);
+//! // Every adapter works on it, indexed ones too.
+//! let wrong = Squares { n: 10_000 }
+//!     .zip(0..10_000u64)
+//!     .filter(|&(s, i)| s != i * i)
+//!     .count();
+//! assert_eq!(wrong, 0);
+//! assert_eq!(Squares { n: 100 }.rev().find_first(|&s| s < 50), Some(49));
+//! ```
 
 use crate::iter::Schedule;
 
@@ -60,6 +137,28 @@ pub trait ProducerCallback<T> {
 
     /// Called once with the iterator's producer.
     fn callback<P: Producer<Item = T>>(self, producer: P) -> Self::Output;
+}
+
+/// Runs an indexed parallel iterator's producer through `consumer` in the current pool (the
+/// global pool outside any): how an indexed iterator of your own implements
+/// [`ParallelIterator::drive`](crate::iter::ParallelIterator::drive) (see the module docs).
+pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
+where
+    I: crate::iter::IndexedParallelIterator,
+    C: Consumer<I::Item>,
+{
+    par_iter.with_producer(crate::iter::DriveCallback { consumer })
+}
+
+/// Runs `producer`'s items through `consumer` in the current pool: the loop driver itself, for
+/// a [`ProducerCallback`] of your own (rayon's `bridge_producer_consumer`, without the length,
+/// which the producer knows).
+pub fn bridge_producer<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    crate::iter::driver::bridge(producer, &consumer, None)
 }
 
 /// `iter`, cut short once `full()` holds (a consumer's [`Consumer::full`]): for adapters whose
