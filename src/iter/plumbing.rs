@@ -319,13 +319,14 @@ pub(crate) mod sealed {
 
         /// The place of item `k` of `n` items that share this place evenly, or of every item
         /// when `n` is unknown (`None`: they all get this place's start, and are unordered).
+        /// Items past a count that was too small (an iterator whose `size_hint` claimed too
+        /// few) get this place's end, after every counted item, so the order still holds.
         pub(crate) fn item(self, k: usize, n: Option<usize>) -> Place {
+            let point = |at: u64| Place { lo: at, hi: at };
             match n {
                 Some(n) if k < n => self.within(Place::of(k, 1, n)),
-                _ => Place {
-                    lo: self.lo,
-                    hi: self.lo,
-                },
+                Some(_) => point(self.hi),
+                None => point(self.lo),
             }
         }
 
