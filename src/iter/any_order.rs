@@ -326,16 +326,6 @@ impl<T, C: Consumer<T>> Consumer<T> for FuseConsumer<'_, C> {
         })
     }
 
-    fn consume_at<I: Iterator<Item = T>>(&self, start: usize, iter: I) -> C::Result {
-        self.inner.consume_at(
-            start,
-            Fused {
-                iter,
-                blown: self.blown,
-            },
-        )
-    }
-
     fn consume_placed<It: Iterator<Item = T>>(
         &self,
         start: Option<usize>,

@@ -113,10 +113,6 @@ impl<T, C: Consumer<T>> Consumer<T> for Shifted<'_, C> {
         self.inner.consume(iter)
     }
 
-    fn consume_at<I: Iterator<Item = T>>(&self, start: usize, iter: I) -> C::Result {
-        self.inner.consume_at(self.offset + start, iter)
-    }
-
     fn consume_placed<I: Iterator<Item = T>>(
         &self,
         start: Option<usize>,

@@ -63,13 +63,6 @@ where
             .consume(until_full(iter, || self.inner.full()).filter(self.predicate))
     }
 
-    fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
-        self.inner.consume_at(
-            start,
-            until_full(iter, || self.inner.full()).filter(self.predicate),
-        )
-    }
-
     fn consume_placed<It: Iterator<Item = T>>(
         &self,
         start: Option<usize>,
@@ -154,13 +147,6 @@ where
     fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
         self.inner
             .consume(until_full(iter, || self.inner.full()).filter_map(self.f))
-    }
-
-    fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
-        self.inner.consume_at(
-            start,
-            until_full(iter, || self.inner.full()).filter_map(self.f),
-        )
     }
 
     fn consume_placed<It: Iterator<Item = T>>(

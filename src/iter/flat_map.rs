@@ -272,10 +272,6 @@ where
         self.inner.consume(iter.flat_map(self.f))
     }
 
-    fn consume_at<I: Iterator<Item = X>>(&self, start: usize, iter: I) -> C::Result {
-        self.inner.consume_at(start, iter.flat_map(self.f))
-    }
-
     fn consume_placed<It: Iterator<Item = X>>(
         &self,
         start: Option<usize>,

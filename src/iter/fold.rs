@@ -76,11 +76,6 @@ where
         self.inner.consume(std::iter::once(acc))
     }
 
-    fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
-        let acc = until_full(iter, || self.inner.full()).fold((self.identity)(), self.fold_op);
-        self.inner.consume_at(start, std::iter::once(acc))
-    }
-
     fn consume_placed<It: Iterator<Item = T>>(
         &self,
         start: Option<usize>,

@@ -75,10 +75,6 @@ where
         self.inner.consume(iter.map(self.f))
     }
 
-    fn consume_at<It: Iterator<Item = T>>(&self, start: usize, iter: It) -> C::Result {
-        self.inner.consume_at(start, iter.map(self.f))
-    }
-
     // One item out per item in, in place: the loop's length and ranges hold for the inner
     // consumer too.
     fn begin(&self, len: usize, token: crate::iter::plumbing::sealed::Token) {

@@ -263,10 +263,6 @@ impl<T, C: Consumer<T>> Consumer<Option<T>> for WhileSomeConsumer<C> {
         self.inner.consume(self.values(iter))
     }
 
-    fn consume_at<I: Iterator<Item = Option<T>>>(&self, start: usize, iter: I) -> C::Result {
-        self.inner.consume_at(start, self.values(iter))
-    }
-
     fn consume_placed<It: Iterator<Item = Option<T>>>(
         &self,
         start: Option<usize>,

@@ -184,11 +184,13 @@ pub trait Consumer<T>: Send + Sync {
 
     /// Folds one piece whose items start at position `start` of the loop being driven: pieces
     /// of one loop never overlap, so a piece that starts later holds only later items. Order
-    /// sensitive consumers (`find_first`, `try_for_each`) use it to skip pieces that come
+    /// sensitive consumers (`try_for_each`, `try_reduce`) use it to skip pieces that come
     /// after an answer already found. By default the position is ignored.
     ///
-    /// A wrapper may forward the position only if its pieces' items keep their loop's order
-    /// (`map`, `filter`); one that drives another loop inside a piece (`flat_map`) must not.
+    /// The drivers reach it through the crate's `consume_placed`, which is also where this
+    /// crate's wrappers (`map`, `filter`, ...) pass positions on: a wrapper whose pieces keep
+    /// their loop's order forwards both position and place; one that drives another loop
+    /// inside a piece (`flat_map`) forwards only the place.
     fn consume_at<I: Iterator<Item = T>>(&self, start: usize, iter: I) -> Self::Result {
         let _ = start;
         self.consume(iter)

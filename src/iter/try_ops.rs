@@ -368,11 +368,6 @@ where
         self.inner.consume(folded.into_iter())
     }
 
-    fn consume_at<I: Iterator<Item = X>>(&self, start: usize, iter: I) -> C::Result {
-        let folded = self.fold(Some(start), iter);
-        self.inner.consume_at(start, folded.into_iter())
-    }
-
     fn consume_placed<It: Iterator<Item = X>>(
         &self,
         start: Option<usize>,

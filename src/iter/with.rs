@@ -187,12 +187,6 @@ where
         self.inner.consume(iter.map(|x| (self.f)(&mut state, x)))
     }
 
-    fn consume_at<I: Iterator<Item = X>>(&self, start: usize, iter: I) -> C::Result {
-        let mut state = self.source.make();
-        self.inner
-            .consume_at(start, iter.map(|x| (self.f)(&mut state, x)))
-    }
-
     // One item out per item in, in place (see `MapConsumer`).
     fn begin(&self, len: usize, token: crate::iter::plumbing::sealed::Token) {
         self.inner.begin(len, token);
@@ -497,11 +491,6 @@ where
     fn consume<I: Iterator<Item = X>>(&self, iter: I) -> C::Result {
         let acc = iter.fold(self.source.make(), self.fold_op);
         self.inner.consume(std::iter::once(acc))
-    }
-
-    fn consume_at<I: Iterator<Item = X>>(&self, start: usize, iter: I) -> C::Result {
-        let acc = iter.fold(self.source.make(), self.fold_op);
-        self.inner.consume_at(start, std::iter::once(acc))
     }
 
     fn consume_placed<I: Iterator<Item = X>>(

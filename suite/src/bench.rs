@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use crate::fork::{Fork, Hypersteal, Rayon, Sequential};
 use crate::load::CpuTimes;
 use crate::stopping::{MedianInterval, Stop, StoppingRule};
+use crate::trace_view::sd_percent;
 use crate::trace_view::{self, Live, TraceOut, TraceSummary, Window};
 use crate::workloads::mandelbrot::Mandelbrot;
 use crate::workloads::matmul::{self, Matrices};
@@ -421,20 +422,6 @@ pub fn coefficient_of_variation(v: &[f64]) -> f64 {
     }
     let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
     var.sqrt() / mean
-}
-
-/// Standard deviation (population) of finish times as % of their mean.
-fn sd_percent(finish: &[f64]) -> f64 {
-    if finish.len() < 2 {
-        return 0.0;
-    }
-    let n = finish.len() as f64;
-    let mean = finish.iter().sum::<f64>() / n;
-    if mean <= 0.0 {
-        return 0.0;
-    }
-    let var = finish.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
-    100.0 * var.sqrt() / mean
 }
 
 /// Builds a hypersteal pool for one configuration.

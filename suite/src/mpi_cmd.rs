@@ -18,7 +18,7 @@ use hypersteal_mpi::{Config, MpiStats, RankStats, Task};
 use serde::{Deserialize, Serialize};
 
 use crate::fork::Hypersteal;
-use crate::workloads::nqueens::{self, NQueensParams};
+use crate::workloads::nqueens::{self, Board, NQueensParams};
 use crate::workloads::uts::{self, Node, UtsParams, UtsStats, TREES};
 use crate::workloads::Workload;
 
@@ -112,10 +112,7 @@ impl Task for UtsTask {
 /// column; a placement at the cut-off counts its solutions by backtracking.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct QueensTask {
-    all: u32,
-    cols: u32,
-    left: u32,
-    right: u32,
+    board: Board,
     row: u32,
     cutoff: u32,
 }
@@ -123,30 +120,10 @@ pub struct QueensTask {
 impl QueensTask {
     fn place(&self, bit: u32) -> Self {
         QueensTask {
-            cols: self.cols | bit,
-            left: ((self.left | bit) << 1) & self.all,
-            right: (self.right | bit) >> 1,
+            board: self.board.place(bit),
             row: self.row + 1,
-            ..*self
+            cutoff: self.cutoff,
         }
-    }
-
-    fn free(&self) -> u32 {
-        self.all & !(self.cols | self.left | self.right)
-    }
-
-    fn count(&self) -> u64 {
-        if self.cols == self.all {
-            return 1;
-        }
-        let mut free = self.free();
-        let mut total = 0;
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free ^= bit;
-            total += self.place(bit).count();
-        }
-        total
     }
 }
 
@@ -155,10 +132,10 @@ impl Task for QueensTask {
 
     fn run(self, children: &mut Vec<Self>) -> u64 {
         check_failure();
-        if self.row >= self.cutoff || self.cols == self.all {
-            return self.count();
+        if self.row >= self.cutoff || self.board.cols == self.board.all {
+            return self.board.count();
         }
-        let mut free = self.free();
+        let mut free = self.board.free();
         while free != 0 {
             let bit = free & free.wrapping_neg();
             free ^= bit;
@@ -343,14 +320,7 @@ fn run_queens(
 ) -> (Option<Result<String, String>>, MpiStats) {
     let roots = if world.rank() == 0 {
         vec![QueensTask {
-            all: if p.n >= 32 {
-                u32::MAX
-            } else {
-                (1u32 << p.n) - 1
-            },
-            cols: 0,
-            left: 0,
-            right: 0,
+            board: Board::empty(p.n),
             row: 0,
             cutoff: p.depth,
         }]

@@ -8,11 +8,24 @@ use std::process::{Command, Output};
 use hypersteal::{Policy, Topology};
 use hypersteal_suite::Workload;
 
+/// Runs the suite binary under coreutils' `timeout`, so a run that hangs fails its test (exit
+/// status 124) instead of stalling CI.
 fn suite(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hypersteal-suite"))
+    let out = Command::new("timeout")
+        .args([
+            "--kill-after=10",
+            "300",
+            env!("CARGO_BIN_EXE_hypersteal-suite"),
+        ])
         .args(args)
         .output()
-        .expect("the binary runs")
+        .expect("the binary runs under `timeout`");
+    assert_ne!(
+        out.status.code(),
+        Some(124),
+        "hypersteal-suite {args:?} ran past 300 s (a hang)"
+    );
+    out
 }
 
 fn stderr(o: &Output) -> String {

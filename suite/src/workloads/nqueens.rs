@@ -98,16 +98,16 @@ impl fmt::Display for NQueensParams {
 /// Board masks: `all` has the low `n` bits set; `cols`, `left`, `right` are
 /// the columns attacked in the current row vertically and along the two
 /// diagonals.
-#[derive(Debug, Clone, Copy)]
-struct Board {
-    all: u32,
-    cols: u32,
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Board {
+    pub(crate) all: u32,
+    pub(crate) cols: u32,
     left: u32,
     right: u32,
 }
 
 impl Board {
-    fn empty(n: u32) -> Self {
+    pub(crate) fn empty(n: u32) -> Self {
         Self {
             all: if n >= 32 { u32::MAX } else { (1u32 << n) - 1 },
             cols: 0,
@@ -117,12 +117,12 @@ impl Board {
     }
 
     #[inline]
-    fn free(&self) -> u32 {
+    pub(crate) fn free(&self) -> u32 {
         self.all & !(self.cols | self.left | self.right)
     }
 
     #[inline]
-    fn place(&self, bit: u32) -> Self {
+    pub(crate) fn place(&self, bit: u32) -> Self {
         Self {
             all: self.all,
             cols: self.cols | bit,
@@ -131,7 +131,7 @@ impl Board {
         }
     }
 
-    fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         if self.cols == self.all {
             return 1;
         }
