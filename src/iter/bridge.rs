@@ -2,13 +2,39 @@
 //!
 //! One participant runs on each worker of the current pool (the caller plus scope tasks). A
 //! participant repeatedly locks the iterator, takes one item, unlocks, and folds the item with
-//! the consumer. Waiting for the lock blocks the thread (no spinning), so a slow iterator costs
-//! waiting workers nothing but their time. A worker never runs two participants of one bridge
-//! at once: if the iterator's own `next` runs pool work that includes a participant of the same
-//! bridge, that participant returns at once instead of waiting for a lock its own thread holds.
+//! the consumer. A worker never runs two participants of one bridge at once: if the iterator's
+//! own `next` runs pool work that includes a participant of the same bridge, that participant
+//! returns at once instead of waiting for a lock its own thread holds.
 //!
-//! An iterator whose own `next` runs parallel work in the same pool is supported, but while one
-//! worker is inside `next` the others wait for the lock, so such work gets little help.
+//! ## Waiting for the lock, and why it cannot deadlock
+//!
+//! An iterator whose own `next` runs parallel work in the same pool is supported. Its holder
+//! (the participant inside `next`) may then wait for tasks that other workers took from it.
+//! Suppose such a worker, while waiting inside one of those tasks, ran a participant of the
+//! same bridge, and that participant blocked on the lock: the holder would wait for the task
+//! suspended below the participant, and the participant for the holder. So how a participant
+//! waits depends on what is below it on its thread:
+//!
+//! - **Nothing suspended** (the participant is the caller's own, or a task its worker's main
+//!   loop started): it blocks on the lock (no spinning). Below it on its thread there is only
+//!   the task that runs it: its own scope task, or the task that called `par_bridge`. The
+//!   holder waits only for tasks made inside its `next` and their descendants, all newer than
+//!   the bridge, so neither of those is among them. A chain of such waits across several
+//!   bridges (a holder waiting for a task blocked on another bridge's lock) goes from older
+//!   bridges to newer ones, so it has no cycle, and the holder eventually unlocks.
+//! - **Running on top of a suspended task** (`WorkerThread::runs_nested`: a wait or a yield ran
+//!   it): it only *tries* the lock, a bounded number of times, and when the lock stays busy it
+//!   stops taking part, returning what it folded so far. The thread's stack then unwinds to
+//!   the suspended task, which is what breaks the cycle above.
+//!
+//! No item is left behind when a participant stops: it stops only while another participant
+//! holds the lock, and a holder always comes back for the next item after folding the one it
+//! took, until the iterator runs dry, the consumer is full, or something panicked. So while
+//! items remain, some participant is still taking them.
+//!
+//! While one worker is inside `next` the others wait for the lock, so work that `next` does in
+//! parallel gets little help. A `next` that waits for every worker of the pool (a `broadcast`)
+//! can still deadlock against blocked participants; rayon shares that limit.
 //!
 //! The items come out in no particular order, and every participant's partial result is
 //! combined in no particular order either (as in rayon).
@@ -17,7 +43,29 @@ use crate::iter::plumbing::Consumer;
 use crate::iter::ParallelIterator;
 use crate::registry::WorkerThread;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+
+/// Tries of the lock, each after a spin hint, before a participant running on top of a
+/// suspended task stops taking part (module docs).
+const NESTED_TRIES: u32 = 64;
+
+/// Locks the iterator as the module docs say: blocking, unless this thread runs the
+/// participant on top of a suspended task; then `None` if the lock stays busy.
+fn lock_source<T>(source: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    // SAFETY: the thread-local points to this thread's live worker, or is null.
+    let nested = unsafe { WorkerThread::current().as_ref() }.is_some_and(|w| w.runs_nested());
+    if !nested {
+        return Some(source.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+    for _ in 0..NESTED_TRIES {
+        match source.try_lock() {
+            Ok(guard) => return Some(guard),
+            Err(TryLockError::Poisoned(poisoned)) => return Some(poisoned.into_inner()),
+            Err(TryLockError::WouldBlock) => std::hint::spin_loop(),
+        }
+    }
+    None
+}
 
 /// `par_bridge()`: turns any sequential `Iterator + Send` into a parallel iterator.
 ///
@@ -111,7 +159,8 @@ where
                     return None;
                 }
                 poll_point();
-                let mut iter = source.lock().unwrap_or_else(PoisonError::into_inner);
+                // `None` here: the lock stays busy and this participant stops (module docs).
+                let mut iter = lock_source(&source)?;
                 let item = iter.as_mut()?.next();
                 if item.is_none() {
                     *iter = None;

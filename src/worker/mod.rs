@@ -131,6 +131,10 @@ pub(crate) struct WorkerThread {
     kept: Cell<usize>,
     /// Waits in progress on this thread's stack (see [`HELP_DEPTH`]).
     depth: Cell<u32>,
+    /// Tasks in execution on this thread's stack ([`WorkerThread::execute`]): more than one
+    /// means a task runs on top of another that is suspended below it, waiting or yielding
+    /// ([`WorkerThread::runs_nested`]).
+    running: Cell<u32>,
     /// Time spent running tasks taken back ([`WorkerThread::reclaim`]), ns: a waiter takes
     /// them back during its idle stretch, which must not count that time as idle.
     reclaimed_ns: Cell<u64>,
@@ -183,6 +187,7 @@ impl WorkerThread {
             kept: Cell::new(0),
             registry,
             depth: Cell::new(0),
+            running: Cell::new(0),
             reclaimed_ns: Cell::new(0),
             // An adopted worker never takes over its starting idle state: it stays blocked.
             starts_blocked: Cell::new(mode == Mode::Stealing && !adopted),
@@ -500,6 +505,8 @@ impl WorkerThread {
         // Jobs catch their closures' panics; an unwind out of one would leave its waiter
         // pointing at a frame that is gone.
         let guard = unwind::AbortOnUnwind::new("a task's execution");
+        // No unwind passes this frame (the guard aborts), so the count is restored below.
+        self.running.set(self.running.get() + 1);
         if remote && self.tracing() {
             let creator = job.origin();
             self.record(EventKind::TaskStart, creator, 0);
@@ -510,7 +517,16 @@ impl WorkerThread {
             // SAFETY: as above.
             unsafe { job.execute() };
         }
+        self.running.set(self.running.get() - 1);
         guard.disarm();
+    }
+
+    /// Whether the task running now sits on top of another task of this thread that is
+    /// suspended below it (a wait or a yield inside that task ran this one). A task that may
+    /// wait for something outside the pool's own waits (a lock) must not block then: the
+    /// suspended task may be what the holder of that lock waits for (`iter::bridge`).
+    pub(crate) fn runs_nested(&self) -> bool {
+        self.running.get() > 1
     }
 
     /// Whether this worker records events (the pool was built with tracing).

@@ -450,7 +450,7 @@ fn hypersteal_builder(
         .stack_size(STACK)
 }
 
-fn rayon_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
+pub(crate) fn rayon_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .stack_size(STACK)
@@ -458,7 +458,7 @@ fn rayon_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
         .map_err(|e| format!("cannot build a rayon pool of {threads}: {e}"))
 }
 
-fn chili_pool(threads: usize) -> chili::ThreadPool {
+pub(crate) fn chili_pool(threads: usize) -> chili::ThreadPool {
     chili::ThreadPool::with_config(chili::Config {
         thread_count: std::num::NonZero::new(threads.max(1)),
         ..Default::default()
@@ -483,7 +483,7 @@ pub fn on_big_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 }
 
 /// A wrong answer as an error message.
-fn checked(instance: &mut Instance, label: &str, o: &Outcome) -> Result<(), String> {
+pub(crate) fn checked(instance: &mut Instance, label: &str, o: &Outcome) -> Result<(), String> {
     instance
         .check(o)
         .map_err(|e| format!("WRONG ANSWER in {label}: {e}"))

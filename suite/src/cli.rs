@@ -58,6 +58,9 @@ pub enum Command {
     Run(RunArgs),
     /// Per-join cost (fib and tree-sum without a cutoff) of every policy, rayon and chili.
     Overhead(OverheadArgs),
+    /// Every policy against rayon, chili and the sequential code, in interleaved rounds
+    /// (ratios taken within each round; issue 12's coarse grains by default).
+    Versus(VersusArgs),
     /// Rebuild report.md and the plots from a saved results.json.
     Report(ReportArgs),
     /// Print a topology's graph and the core each worker is pinned to.
@@ -212,6 +215,32 @@ pub struct OverheadArgs {
     /// Also write results.json and report.md into this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Do not pin hypersteal's workers to cores.
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+/// Options of `versus`.
+#[derive(Debug, Args)]
+pub struct VersusArgs {
+    /// Workloads, measured one after another.
+    #[arg(long, short, value_name = "W[,W..]", default_value = crate::versus::DEFAULT_WORKLOADS, value_parser = parse_workloads)]
+    pub workload: WorkloadList,
+    /// Policies, comma-separated, or `all`.
+    #[arg(long, short, value_name = "P[,P..]|all", default_value = "all", value_parser = parse_policies)]
+    pub policy: PolicyList,
+    /// The topology.
+    #[arg(long, short = 'T', default_value = "hypercube", value_parser = parse_topology)]
+    pub topology: Topology,
+    /// Workers of every parallel contender (default: the number of cores).
+    #[arg(long, short = 'n', value_parser = parse_thread_count)]
+    pub threads: Option<usize>,
+    /// Rounds per workload (at least 9); every contender runs once per round.
+    #[arg(long, default_value_t = 15, value_parser = parse_rounds)]
+    pub rounds: usize,
+    /// What to print (`table` or `csv`; `json` prints the rows as JSON).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
     /// Do not pin hypersteal's workers to cores.
     #[arg(long)]
     pub no_pin: bool,
@@ -435,6 +464,16 @@ fn parse_runs(s: &str) -> Result<usize, String> {
     }
 }
 
+fn parse_rounds(s: &str) -> Result<usize, String> {
+    let (min, max) = (crate::versus::MIN_ROUNDS, StoppingRule::MAX_RUNS_LIMIT);
+    match s.trim().parse::<usize>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{s}`: the number of rounds must be a whole number of at least {min} and at most {max}"
+        )),
+    }
+}
+
 fn parse_precision(s: &str) -> Result<f64, String> {
     match s.trim().trim_end_matches('%').parse::<f64>() {
         Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
@@ -594,6 +633,7 @@ pub fn main() -> i32 {
         Some(Command::Quick(args)) => quick(&args),
         Some(Command::Run(args)) => run(&args),
         Some(Command::Overhead(args)) => overhead(&args),
+        Some(Command::Versus(args)) => versus(&args),
         Some(Command::Report(args)) => Ok(rebuild(&args)?),
         Some(Command::Topology(args)) => Ok(topology(&args)?),
         Some(Command::Sim(args)) => Ok(crate::sim_cmd::run(
@@ -833,6 +873,41 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
             serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?
         ),
         Format::Csv => print!("{}", report::csv(&results.rows)),
+    }
+    Ok(())
+}
+
+fn versus(args: &VersusArgs) -> Result<(), Failure> {
+    let threads = args.threads.unwrap_or_else(|| cores().min(MAX_WORKERS));
+    let plan = crate::versus::VersusPlan {
+        workloads: args.workload.0.iter().map(|(w, _)| w.clone()).collect(),
+        policies: args.policy.0.clone(),
+        topology: args.topology,
+        threads,
+        rounds: args.rounds,
+        pin: !args.no_pin,
+    };
+    let bar = progress_bar(plan.workloads.len() * plan.rounds);
+    let rows = crate::versus::run_versus(&plan, |label| {
+        bar.set_message(label.to_string());
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    let rows = rows.map_err(Failure::Run)?;
+    match args.format {
+        Format::Table => {
+            println!("{}", Machine::detect().summary());
+            println!(
+                "{} rounds; ÷ rayon and ÷ seq are medians of per-round ratios, IQR their quartiles",
+                plan.rounds
+            );
+            print!("{}", crate::versus::table(&rows));
+        }
+        Format::Csv => print!("{}", crate::versus::csv(&rows)),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
+        ),
     }
     Ok(())
 }

@@ -32,6 +32,7 @@ pub mod rng;
 pub mod sim_cmd;
 pub mod stopping;
 pub mod trace_view;
+pub mod versus;
 pub mod workloads;
 
 pub use fork::{fork_range, Chili, Fork, Hypersteal, RangeTask, Rayon, Sequential};

@@ -473,3 +473,44 @@ fn overhead_reports_ns_per_join() {
         assert!(r["ratio_to_sequential"].is_number(), "{r}");
     }
 }
+
+#[test]
+fn versus_gives_paired_ratios_and_refuses_too_few_rounds() {
+    assert_usage_error(
+        &["versus", "--rounds", "3"],
+        &["rounds", "`3`", "at least 9"],
+    );
+    assert_usage_error(&["versus", "--policy", "fastest"], &["fastest", "grr-m"]);
+    let o = suite(&[
+        "versus",
+        "--workload",
+        "fib:16,cutoff=6,nqueens:7",
+        "--policy",
+        "grr-m,gradient",
+        "--threads",
+        "2",
+        "--rounds",
+        "9",
+        "--no-pin",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    // Per workload: sequential, rayon, chili and the two policies.
+    assert_eq!(rows.len(), 2 * 5);
+    for r in &rows {
+        assert_eq!(r["rounds"], 9, "{r}");
+        assert!(r["median_s"].as_f64().unwrap() > 0.0, "{r}");
+        let (q1, q3) = (
+            r["to_rayon_iqr"][0].as_f64().unwrap(),
+            r["to_rayon_iqr"][1].as_f64().unwrap(),
+        );
+        let mid = r["to_rayon"].as_f64().unwrap();
+        assert!(q1 <= mid && mid <= q3, "{r}");
+    }
+    let rayon: Vec<&serde_json::Value> =
+        rows.iter().filter(|r| r["contender"] == "rayon").collect();
+    assert_eq!(rayon.len(), 2);
+    assert!(rayon.iter().all(|r| r["to_rayon"] == 1.0));
+}
