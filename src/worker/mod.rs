@@ -383,8 +383,8 @@ impl WorkerThread {
     }
 
     /// Some worker is idle: under a receiver-initiated policy, searching or asleep; under a
-    /// sender-initiated one, asleep after lingering a heartbeat for work that did not come
-    /// (hungry, `README.md`, "Hunger"). The demand signal.
+    /// sender-initiated one, lingering or asleep after a search that found nothing (hungry,
+    /// `README.md`, "Hunger"). The demand signal.
     #[inline(always)]
     fn demand(&self) -> bool {
         self.idle_count().load(Ordering::Relaxed) != 0
@@ -439,7 +439,7 @@ impl WorkerThread {
         // would otherwise hide it until `a` ends.
         match self.mode {
             Mode::Stealing if self.demand() || self.eager.get() != 0 => self.serve(),
-            // A hungry worker sleeps until somebody sends it work: the task just pushed is
+            // A hungry worker waits until somebody sends it work: the task just pushed is
             // decided at once rather than at the next heartbeat, which may come only after a
             // long stretch without poll points.
             Mode::Placing if self.demand() => self.decide(),

@@ -18,7 +18,8 @@ use crate::latch::Probe;
 use crate::policy::Reach;
 use crate::stats::bump;
 use crate::sync::deque::Steal;
-use crate::sync::Ordering;
+use crate::sync::{AtomicUsize, Ordering};
+use std::cell::Cell;
 use crate::trace::{EventKind, NO_PEER};
 use crate::unwind;
 
@@ -65,6 +66,29 @@ fn steal_retrying(mut steal: impl FnMut() -> Steal<JobRef>) -> Option<JobRef> {
             Steal::Success(job) => return Some(job),
             Steal::Empty => return None,
             Steal::Retry => crate::sync::spin_hint(),
+        }
+    }
+}
+
+/// A placing waiter's place in the pool's `idle` count while it is hungry: added once by
+/// [`Hunger::begin`], removed when the search ends, however it ends.
+struct Hunger<'a> {
+    idle: &'a AtomicUsize,
+    counted: Cell<bool>,
+}
+
+impl Hunger<'_> {
+    fn begin(&self) {
+        if !self.counted.replace(true) {
+            self.idle.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Drop for Hunger<'_> {
+    fn drop(&mut self) {
+        if self.counted.get() {
+            self.idle.fetch_sub(1, Ordering::Relaxed);
         }
     }
 }
@@ -204,6 +228,12 @@ impl WorkerThread {
     ) -> Found {
         let mut rounds = 0;
         let since = self.registry.now_ns();
+        // Counted in `idle` from the start of the linger until the search ends (README,
+        // "Hunger"); a deep waiter runs nobody else's work, so sending it some would not help.
+        let hunger = Hunger {
+            idle: self.idle_count(),
+            counted: Cell::new(false),
+        };
         loop {
             if latch.probe() {
                 return Found::LatchSet;
@@ -224,6 +254,11 @@ impl WorkerThread {
             if reclaim.is_some_and(|r| r.reclaim(self)) {
                 return Found::Ran;
             }
+            // A waiter with nothing to do is hungry from here on: busy workers then decide each
+            // task they push at once (README, "Hunger"), so work comes while it lingers.
+            if !deep {
+                hunger.begin();
+            }
             // Linger (yielding) for about one heartbeat before sleeping: a busy worker's next
             // decision may send work here, and catching it awake saves a sleep and a wake-up.
             if !cfg!(loom)
@@ -235,21 +270,12 @@ impl WorkerThread {
                 continue;
             }
             rounds = 0;
-            // A waiter that lingered in vain is hungry while it sleeps: busy workers then decide
-            // each task they push at once (README, "Hunger"). A deep waiter runs nobody else's
-            // work, so sending it some would not help.
-            if !deep {
-                self.idle_count().fetch_add(1, Ordering::Relaxed);
-            }
             // The re-check also asks whether a task joined the set the waiter may take back
             // (a scope task that spawned a sibling): its spawner notified us after adding it.
             let asleep = self.trace_now();
             let slept = self.registry.sleep.sleep(self.index, || {
                 latch.probe() || self.work_visible(deep) || reclaim.is_some_and(|r| r.may_reclaim())
             });
-            if !deep {
-                self.idle_count().fetch_sub(1, Ordering::Relaxed);
-            }
             if slept {
                 bump(&self.counters().sleeps, 1);
                 self.record_sleep(asleep);
