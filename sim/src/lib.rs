@@ -147,6 +147,12 @@ pub struct SimResult {
     pub max_hops: u32,
     /// Total time messages queued at serialising points (GRR's counter, SB's queue, the bus).
     pub shared_wait: f64,
+    /// Processor time busy search processors spent answering requests at their poll points
+    /// (sending work or rejects); part of `procs × time − work`.
+    pub answer_time: f64,
+    /// Requests that reached a processor in the middle of a node expansion and waited for its
+    /// poll point (the end of the expansion).
+    pub deferred: u64,
 }
 
 /// Why a simulation could not run.

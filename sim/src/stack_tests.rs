@@ -217,7 +217,10 @@ fn requests_below_the_cutoff_are_rejected() {
         assert_eq!(r.rejects, r.requests, "{p}: {r:?}");
         // Most-loaded asks only processors with something to give: here nobody.
         assert_eq!(r.requests == 0, p.starts_with("most-loaded"), "{p}: {r:?}");
-        assert_eq!(r.time, r.work, "{p}");
+        // Processor 0 is busy throughout: its time is the work plus the rejects it sent.
+        assert_eq!(r.time, r.work + r.answer_time, "{p}");
+        // Only processor 0's rejects are charged (the idle ones reject at once, for free).
+        assert!(r.answer_time <= r.rejects as f64 * c.cost.msg_base, "{p}");
     }
     // A shallow cut-off rejects a larger share of the requests than none.
     let share = |cutoff: &str| {
@@ -283,4 +286,46 @@ fn search_requests_from_64_to_1024_processors() {
     );
     assert!(rp > 8.0 && m > 8.0, "rp {rp} grr-m {m}");
     assert!(rp_64 > m_64 && rp_1024 > m_1024);
+}
+
+#[test]
+fn busy_searchers_answer_at_their_poll_point_and_pay_for_it() {
+    // Seed 002 section 4: a busy processor answers the requests that arrived during its fixed
+    // amount of work (one node expansion) when that ends; sending the answer (a piece of its
+    // stack, or a reject) is its own processor time, `transfer_base` or `msg_base` each.
+    for p in ["rp", "grr-m", "sl"] {
+        let mut c = cfg(p, 64, "search:50000");
+        c.idle = Idle::Poll;
+        let r = simulate(&c).unwrap();
+        assert_eq!(r.tasks, 50_000, "{p}");
+        assert_eq!(r.requests_ok + r.rejects, r.requests, "{p}");
+        assert!(r.deferred > 0 && r.deferred <= r.requests, "{p}: {r:?}");
+        // Every charge is 2 (work) or 1 (a reject), for at most the requests answered.
+        assert!(r.answer_time > 0.0, "{p}: {r:?}");
+        assert_eq!(r.answer_time.fract(), 0.0, "{p}");
+        assert!(
+            r.answer_time <= (2 * r.requests_ok + r.rejects) as f64,
+            "{p}: {r:?}"
+        );
+        // It is processor time that is not work.
+        assert!(
+            r.answer_time <= 64.0 * r.time - r.work,
+            "{p}: answering is part of the overhead: {r:?}"
+        );
+        // Free sends: the same poll points, nothing charged.
+        c.cost.msg_base = 0.0;
+        c.cost.transfer_base = 0.0;
+        let free = simulate(&c).unwrap();
+        assert_eq!(free.answer_time, 0.0, "{p}");
+        assert!(free.deferred > 0, "{p}");
+        assert_eq!(free.tasks, 50_000, "{p}");
+    }
+    // Only the search's processors have poll points: task trees and divisible work answer at
+    // once, as before.
+    for w in ["split:100000", "fib:18"] {
+        let mut c = cfg("rp", 16, w);
+        c.idle = Idle::Poll;
+        let r = simulate(&c).unwrap();
+        assert_eq!((r.deferred, r.answer_time), (0, 0.0), "{w}");
+    }
 }

@@ -214,6 +214,7 @@ pub fn result_json(r: &SimResult) -> Value {
         "requests": r.requests, "requests_ok": r.requests_ok, "rejects": r.rejects,
         "transfers": r.transfers,
         "tasks": r.tasks, "max_hops": r.max_hops, "shared_wait": r.shared_wait,
+        "answer_time": r.answer_time, "deferred": r.deferred,
     })
 }
 
