@@ -75,6 +75,9 @@ struct Proc<N> {
     /// Thieves whose requests reached this worker while it was expanding a node of a search:
     /// it answers them, in arrival order, when that expansion ends (its next poll point).
     pending: Vec<usize>,
+    /// SB: this idle worker has not yet told the scheduler that it left the donor queue; its
+    /// first request does (one access for both).
+    leaving: bool,
 }
 
 enum Ev<N> {
@@ -224,6 +227,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     stealable: false,
                     depth,
                     pending: Vec::new(),
+                    leaving: false,
                 }
             })
             .collect();
@@ -391,6 +395,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             shared_wait: self.point.waited + self.bus.waited,
             answer_time: self.answer_time,
             deferred: self.deferred,
+            shared_accesses: self.point.accesses,
             ..SimResult::default()
         }
     }
@@ -661,10 +666,11 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
         self.decide(p, now, |m, env| m.idle(env));
         if self.receiver() {
-            if self.shared_point == SharedPoint::DonorQueue {
-                // Leaving the donor queue is one more access to it.
-                self.point.access(now, self.cost.t_access);
-            }
+            // SB: leaving the donor queue travels with the first request, which the scheduler
+            // handles as one access (seed 002 section 4.6: "Whenever a processor goes idle, it
+            // sends a request to the scheduler. The scheduler then deletes this processor from
+            // the DONOR queue, and polls the processors in DONOR").
+            self.procs[p].leaving = self.shared_point == SharedPoint::DonorQueue;
             self.procs[p].state = State::Asking;
             self.procs[p].round_left = 0;
             self.acquire(p, now);
@@ -691,7 +697,11 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
     }
 
-    fn park(&mut self, p: usize) {
+    fn park(&mut self, p: usize, now: f64) {
+        if std::mem::take(&mut self.procs[p].leaving) {
+            // It asks nobody, so leaving the donor queue is an access of its own.
+            self.point.access(now, self.cost.t_access);
+        }
         self.procs[p].state = State::Parked;
         self.parked.push(p);
     }
@@ -700,7 +710,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     fn acquire(&mut self, p: usize, now: f64) {
         debug_assert_eq!(self.procs[p].state, State::Asking);
         if !self.visible(p, now) {
-            self.park(p);
+            self.park(p, now);
             return;
         }
         if self.procs[p].round_left == 0 {
@@ -710,7 +720,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             });
         }
         let Some(victim) = self.decide(p, now, |m, env| m.next_victim(env)) else {
-            self.park(p);
+            self.park(p, now);
             return;
         };
         self.procs[p].round_left = self.procs[p].round_left.saturating_sub(1);
@@ -719,6 +729,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         // there), the combining tree's depth for GRR-M, nothing for the others.
         let chosen = match self.shared_point {
             SharedPoint::Counter | SharedPoint::DonorQueue => {
+                // For SB the first request of an idle spell also leaves the donor queue.
+                self.procs[p].leaving = false;
                 let d0 = self.graph.distance(p, 0);
                 let there = self.msg(now, d0);
                 let served = self.point.access(there, self.cost.t_access);

@@ -153,6 +153,8 @@ pub struct SimResult {
     /// Requests that reached a processor in the middle of a node expansion and waited for its
     /// poll point (the end of the expansion).
     pub deferred: u64,
+    /// Accesses to the serialising shared point (GRR's counter, SB's donor queue).
+    pub shared_accesses: u64,
 }
 
 /// Why a simulation could not run.
@@ -272,6 +274,9 @@ fn simulate_phases(config: &SimConfig, p: Phased) -> SimResult {
         total.tasks += r.tasks;
         total.max_hops = total.max_hops.max(r.max_hops);
         total.shared_wait += r.shared_wait;
+        total.answer_time += r.answer_time;
+        total.deferred += r.deferred;
+        total.shared_accesses += r.shared_accesses;
     }
     total
 }

@@ -215,6 +215,7 @@ pub fn result_json(r: &SimResult) -> Value {
         "transfers": r.transfers,
         "tasks": r.tasks, "max_hops": r.max_hops, "shared_wait": r.shared_wait,
         "answer_time": r.answer_time, "deferred": r.deferred,
+        "shared_accesses": r.shared_accesses,
     })
 }
 
