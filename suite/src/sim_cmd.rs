@@ -67,10 +67,10 @@ pub struct SimArgs {
     /// Shared bus: every message holds it this long (0: switched network).
     #[arg(long)]
     pub t_bus: Option<f64>,
-    /// Bookkeeping per executed task of a tree, processor time that is no work (ipsc2: 0.35).
+    /// Bookkeeping per executed task of a tree, processor time that is no work (ipsc2: 0.7, a chare and its response).
     #[arg(long)]
     pub t_task: Option<f64>,
-    /// Further bookkeeping of a task placed from another processor (ipsc2: 0.9).
+    /// Further bookkeeping of a task placed from another processor (ipsc2: 1.8, sending and receiving both messages).
     #[arg(long)]
     pub t_task_remote: Option<f64>,
     /// What an idle processor does when it sees nothing to steal: `park` (the runtime's
