@@ -75,6 +75,8 @@ struct Proc<N> {
     /// Thieves whose requests reached this worker while it was expanding a node of a search:
     /// it answers them, in arrival order, when that expansion ends (its next poll point).
     pending: Vec<usize>,
+    /// Node expansions since this worker's last poll point (a search).
+    since_poll: u32,
     /// SB: this idle worker has not yet told the scheduler that it left the donor queue; its
     /// first request does (one access for both).
     leaving: bool,
@@ -228,6 +230,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     depth,
                     pending: Vec::new(),
                     leaving: false,
+                    since_poll: 0,
                 }
             })
             .collect();
@@ -496,8 +499,16 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             stack.expand_top(&search, &mut self.search_kids);
             // The poll point (seed 002 section 4: a busy processor "does a fixed amount of work
             // and checks for any pending work-request messages"; here the fixed amount is one
-            // node expansion): the requests that arrived during the expansion are answered now.
-            let pending = std::mem::take(&mut self.procs[p].pending);
+            // node expansion, or `poll` of them): the requests that arrived since the last poll
+            // point are answered now.
+            self.procs[p].since_poll += 1;
+            let at_poll = self.procs[p].since_poll >= search.poll || stack.is_empty();
+            let pending = if at_poll {
+                self.procs[p].since_poll = 0;
+                std::mem::take(&mut self.procs[p].pending)
+            } else {
+                Vec::new()
+            };
             if stack.is_empty() {
                 // Out of work: the waiting requests are rejected as by an idle processor.
                 self.refresh(p, now);

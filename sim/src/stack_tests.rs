@@ -354,3 +354,31 @@ fn an_sb_request_leaves_the_donor_queue_and_polls_in_one_access() {
     let r = simulate(&cfg("sb", 64, "search:20000")).unwrap();
     assert!(r.shared_accesses >= r.requests + r.requests_ok, "{r:?}");
 }
+
+#[test]
+fn a_coarser_poll_interval_conserves_the_work_and_answers_every_request() {
+    let t = tree("search:1000:poll=8");
+    assert_eq!(t.poll, 8);
+    assert_eq!(t.to_string(), "search:1000:poll=8");
+    assert_eq!(tree("search:1000").poll, 1);
+    for bad in ["search:1000:poll=0", "search:1000:poll=x"] {
+        let e = bad.parse::<Workload>().unwrap_err();
+        assert!(e.contains("poll must be"), "{bad}: {e}");
+    }
+    let mut slower = Vec::new();
+    for poll in [1, 8, 64] {
+        for p in ["rp", "grr-m", "sb", "sl"] {
+            let mut c = cfg(p, 64, &format!("search:30000:poll={poll}"));
+            c.idle = Idle::Poll;
+            let r = simulate(&c).unwrap();
+            assert_eq!(r.tasks, 30_000, "{p} poll={poll}");
+            assert_eq!(r.requests_ok + r.rejects, r.requests, "{p} poll={poll}");
+            assert_eq!(r.transfers, r.requests_ok, "{p} poll={poll}");
+            if p == "rp" {
+                slower.push(r.time);
+            }
+        }
+    }
+    // Answers that wait longer leave the thieves idle longer.
+    assert!(slower[0] < slower[2], "{slower:?}");
+}

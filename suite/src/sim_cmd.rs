@@ -34,7 +34,7 @@ pub struct SimArgs {
     /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`,
     /// `shu-puzzle15`, `shu-romberg14`, a
     /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting
-    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S]`.
+    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S,poll=N]`.
     #[arg(long, default_value = "split:1000000")]
     pub workload: String,
     /// Seed of every random choice.
