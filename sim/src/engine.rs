@@ -17,6 +17,10 @@
 //! | a task ended (heartbeat 0), or every heartbeat after its allocating half | `tick(oldest_hops)` |
 //! | a worker runs out of work / a thief's loot arrives (and the root, at the start) | `idle` / `busy` |
 //!
+//! A search processor (a stack of untried alternatives) answers the requests that reach it while
+//! it expands a node at its next poll point, paying for each answer it sends (`Proc::pending`,
+//! seed 002 sections 4 and 5); every other victim answers at once and for free.
+//!
 //! The engine itself never asks which policy it runs, except for static properties: whether it
 //! is sender-initiated, its [`Reach`] and what a victim is worth asking (the sleep re-check), and
 //! the shared point a victim choice goes through ([`SharedPoint`], for its cost).

@@ -13,6 +13,10 @@
 //! uneven as the tree: a donor deep in a small subtree has little to give, and most requests to it
 //! fail.
 //!
+//! A busy processor answers requests only at its poll points, after every `poll` node expansions
+//! (section 4: it "does a fixed amount of work and checks for any pending work-request
+//! messages"), and each answer it sends is its own processor time (the engine charges it).
+//!
 //! The tree ([`SearchTree`]) is a deterministic random tree of exactly `nodes` nodes: a node that
 //! roots a subtree of `n` nodes shares the `n − 1` nodes below it among `b` branches by `b − 1`
 //! cuts drawn uniformly from a hash of (tree seed, node id); an empty branch is pruned. With
