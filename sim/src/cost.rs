@@ -30,13 +30,13 @@ pub struct CostModel {
     /// A shared bus (the network-of-workstations column): when positive, every message occupies
     /// one bus for this long, and messages queue on it. 0 means a switched network.
     pub t_bus: f64,
-    /// Bookkeeping per executed task, on the processor that runs it (creating the chare,
-    /// queueing it, scheduling it): processor time that is not work. 0 except in the iPSC/2
-    /// preset (Shu: 0.3 to 0.4 ms per local chare).
+    /// Bookkeeping per executed task, on the processor that runs it (creating the chare and
+    /// sending its response): processor time that is not work. 0 except in the iPSC/2 preset
+    /// (Shu: 0.25 to 0.4 ms per chare created or message sent, two messages per chare: 0.7).
     pub t_task: f64,
-    /// Further bookkeeping of a task that was placed here from another processor (receiving and
-    /// unpacking the message), on the processor that runs it. 0 except in the iPSC/2 preset
-    /// (Shu: 1.2 to 1.3 ms per remote chare against 0.3 to 0.4 for a local one).
+    /// Further processor time of a task that was placed here from another processor (sending
+    /// and receiving the message that brought it and its response), on the processor that runs
+    /// it. 0 except in the iPSC/2 preset (Shu: 0.45 ms per communication, each way: 1.8).
     pub t_task_remote: f64,
 }
 

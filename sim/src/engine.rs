@@ -17,6 +17,10 @@
 //! | a task ended (heartbeat 0), or every heartbeat after its allocating half | `tick(oldest_hops)` |
 //! | a worker runs out of work / a thief's loot arrives (and the root, at the start) | `idle` / `busy` |
 //!
+//! A search processor (a stack of untried alternatives) answers the requests that reach it while
+//! it expands a node at its next poll point, paying for each answer it sends (`Proc::pending`,
+//! seed 002 sections 4 and 5); every other victim answers at once and for free.
+//!
 //! The engine itself never asks which policy it runs, except for static properties: whether it
 //! is sender-initiated, its [`Reach`] and what a victim is worth asking (the sleep re-check), and
 //! the shared point a victim choice goes through ([`SharedPoint`], for its cost).
@@ -72,6 +76,14 @@ struct Proc<N> {
     round_left: usize,
     stealable: bool,
     depth: usize,
+    /// Thieves whose requests reached this worker while it was expanding a node of a search:
+    /// it answers them, in arrival order, when that expansion ends (its next poll point).
+    pending: Vec<usize>,
+    /// Node expansions since this worker's last poll point (a search).
+    since_poll: u32,
+    /// SB: this idle worker has not yet told the scheduler that it left the donor queue; its
+    /// first request does (one access for both).
+    leaving: bool,
 }
 
 enum Ev<N> {
@@ -168,6 +180,10 @@ pub(crate) struct Engine<'a, T: TaskTree> {
     requests: u64,
     requests_ok: u64,
     rejects: u64,
+    /// Processor time donors spent answering requests between two node expansions.
+    answer_time: f64,
+    /// Requests that waited for their victim's poll point.
+    deferred: u64,
     transfers: u64,
     tasks: u64,
     max_hops: u32,
@@ -216,6 +232,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     round_left: 0,
                     stealable: false,
                     depth,
+                    pending: Vec::new(),
+                    leaving: false,
+                    since_poll: 0,
                 }
             })
             .collect();
@@ -245,6 +264,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             requests: 0,
             requests_ok: 0,
             rejects: 0,
+            answer_time: 0.0,
+            deferred: 0,
             transfers: 0,
             tasks: 0,
             max_hops: 0,
@@ -365,10 +386,10 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 Ev::Arrive { to, task, placed } => self.arrive(to, task, placed, now),
             }
         }
-        debug_assert!(self
-            .procs
-            .iter()
-            .all(|p| p.current.is_none() && p.deque.is_empty() && p.inbox.is_empty()));
+        debug_assert!(self.procs.iter().all(|p| p.current.is_none()
+            && p.deque.is_empty()
+            && p.inbox.is_empty()
+            && p.pending.is_empty()));
         SimResult {
             time: self.end,
             work: self.work_done,
@@ -379,6 +400,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             tasks: self.tasks,
             max_hops: self.max_hops,
             shared_wait: self.point.waited + self.bus.waited,
+            answer_time: self.answer_time,
+            deferred: self.deferred,
+            shared_accesses: self.point.accesses,
             ..SimResult::default()
         }
     }
@@ -477,8 +501,24 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             let search = self.search.expect("a stack belongs to a search");
             self.work_done += self.cost.t_work;
             stack.expand_top(&search, &mut self.search_kids);
+            // The poll point (seed 002 section 4: a busy processor "does a fixed amount of work
+            // and checks for any pending work-request messages"; here the fixed amount is one
+            // node expansion, or `poll` of them): the requests that arrived since the last poll
+            // point are answered now.
+            self.procs[p].since_poll += 1;
+            let at_poll = self.procs[p].since_poll >= search.poll || stack.is_empty();
+            let pending = if at_poll {
+                self.procs[p].since_poll = 0;
+                std::mem::take(&mut self.procs[p].pending)
+            } else {
+                Vec::new()
+            };
             if stack.is_empty() {
+                // Out of work: the waiting requests are rejected as by an idle processor.
                 self.refresh(p, now);
+                for thief in pending {
+                    self.answer(p, thief, now, false);
+                }
                 self.become_idle(p, now);
             } else {
                 let task = Task {
@@ -486,6 +526,22 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     ..task
                 };
                 self.start(p, task, now);
+                // Answering is the donor's own processor time (section 5: the overhead is "time
+                // spent in requesting for work and sending work"): each answer sends its
+                // message once the previous one is sent, and the next expansion waits for all.
+                let mut t = now;
+                for thief in pending {
+                    t = self.answer(p, thief, t, true);
+                }
+                if t > now {
+                    self.answer_time += t - now;
+                    let proc = &mut self.procs[p];
+                    let (_, end) = proc.current.as_mut().expect("the next node was started");
+                    *end += t - now;
+                    proc.version += 1;
+                    let (v, end) = (proc.version, *end);
+                    self.queue.push(end, Ev::Done(p, v));
+                }
             }
             return;
         }
@@ -625,10 +681,11 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
         self.decide(p, now, |m, env| m.idle(env));
         if self.receiver() {
-            if self.shared_point == SharedPoint::DonorQueue {
-                // Leaving the donor queue is one more access to it.
-                self.point.access(now, self.cost.t_access);
-            }
+            // SB: leaving the donor queue travels with the first request, which the scheduler
+            // handles as one access (seed 002 section 4.6: "Whenever a processor goes idle, it
+            // sends a request to the scheduler. The scheduler then deletes this processor from
+            // the DONOR queue, and polls the processors in DONOR").
+            self.procs[p].leaving = self.shared_point == SharedPoint::DonorQueue;
             self.procs[p].state = State::Asking;
             self.procs[p].round_left = 0;
             self.acquire(p, now);
@@ -655,7 +712,11 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
     }
 
-    fn park(&mut self, p: usize) {
+    fn park(&mut self, p: usize, now: f64) {
+        if std::mem::take(&mut self.procs[p].leaving) {
+            // It asks nobody, so leaving the donor queue is an access of its own.
+            self.point.access(now, self.cost.t_access);
+        }
         self.procs[p].state = State::Parked;
         self.parked.push(p);
     }
@@ -664,7 +725,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     fn acquire(&mut self, p: usize, now: f64) {
         debug_assert_eq!(self.procs[p].state, State::Asking);
         if !self.visible(p, now) {
-            self.park(p);
+            self.park(p, now);
             return;
         }
         if self.procs[p].round_left == 0 {
@@ -674,7 +735,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             });
         }
         let Some(victim) = self.decide(p, now, |m, env| m.next_victim(env)) else {
-            self.park(p);
+            self.park(p, now);
             return;
         };
         self.procs[p].round_left = self.procs[p].round_left.saturating_sub(1);
@@ -683,6 +744,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         // there), the combining tree's depth for GRR-M, nothing for the others.
         let chosen = match self.shared_point {
             SharedPoint::Counter | SharedPoint::DonorQueue => {
+                // For SB the first request of an idle spell also leaves the donor queue.
+                self.procs[p].leaving = false;
                 let d0 = self.graph.distance(p, 0);
                 let there = self.msg(now, d0);
                 let served = self.point.access(there, self.cost.t_access);
@@ -702,6 +765,30 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// A request of `thief` reaches `victim`: if the victim's machine gives, the oldest
     /// waiting task, or a split of the divisible piece, goes back; otherwise a reject.
     fn request(&mut self, victim: usize, thief: usize, now: f64) {
+        if matches!(
+            self.procs[victim].current,
+            Some((
+                Task {
+                    work: Work::Stack(_),
+                    ..
+                },
+                _
+            ))
+        ) {
+            // A processor expanding a node of a search answers at its next poll point.
+            self.deferred += 1;
+            self.procs[victim].pending.push(thief);
+            return;
+        }
+        self.answer(victim, thief, now, false);
+    }
+
+    /// `victim` answers `thief`'s request at `now`: the oldest waiting task, or a split of its
+    /// divisible piece or search stack, goes back; otherwise a reject. With `charged` (a busy
+    /// search processor at its poll point) sending the answer takes the victim's processor time,
+    /// the fixed part of the message (`transfer_base` for work, `msg_base` for a reject), and
+    /// the message leaves when it is sent. Returns when the victim is done answering.
+    fn answer(&mut self, victim: usize, thief: usize, now: f64, charged: bool) -> f64 {
         let d = self.graph.distance(victim, thief);
         let cutoff = self.cutoff_depth;
         // What the victim could give: its waiting tasks above the cut-off (the oldest first: the
@@ -766,11 +853,16 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             None
         };
         self.refresh(victim, now);
+        let sent = match (&loot, charged) {
+            (_, false) => now,
+            (Some(_), true) => now + self.cost.transfer_base,
+            (None, true) => now + self.cost.msg_base,
+        };
         match loot {
             Some(task) => {
                 self.requests_ok += 1;
                 self.transfers += 1;
-                let at = self.transfer(now, d);
+                let at = self.transfer(sent, d);
                 self.in_flight += 1;
                 self.queue.push(
                     at,
@@ -784,10 +876,11 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             None => {
                 self.rejects += 1;
                 self.decide(thief, now, |m, env| m.request_failed(env, victim));
-                let at = self.msg(now, d);
+                let at = self.msg(sent, d);
                 self.queue.push(at, Ev::Retry(thief));
             }
         }
+        sent
     }
 
     fn arrive(&mut self, to: usize, task: Task<T::Node>, placed: bool, now: f64) {

@@ -147,6 +147,14 @@ pub struct SimResult {
     pub max_hops: u32,
     /// Total time messages queued at serialising points (GRR's counter, SB's queue, the bus).
     pub shared_wait: f64,
+    /// Processor time busy search processors spent answering requests at their poll points
+    /// (sending work or rejects); part of `procs × time − work`.
+    pub answer_time: f64,
+    /// Requests that reached a processor in the middle of a node expansion and waited for its
+    /// poll point (the end of the expansion).
+    pub deferred: u64,
+    /// Accesses to the serialising shared point (GRR's counter, SB's donor queue).
+    pub shared_accesses: u64,
 }
 
 /// Why a simulation could not run.
@@ -266,6 +274,9 @@ fn simulate_phases(config: &SimConfig, p: Phased) -> SimResult {
         total.tasks += r.tasks;
         total.max_hops = total.max_hops.max(r.max_hops);
         total.shared_wait += r.shared_wait;
+        total.answer_time += r.answer_time;
+        total.deferred += r.deferred;
+        total.shared_accesses += r.shared_accesses;
     }
     total
 }
@@ -324,12 +335,19 @@ impl CostModel {
             t_access: 0.45,
             t_combine: 0.45,
             t_bus: 0.0,
-            // Shu (section 5): "the overhead for a local chare that does not involve
-            // communication overhead is about 0.3 to 0.4 milliseconds".
-            t_task: 0.35,
-            // ... "and for a remote chare that involves communication overhead it is about 1.2
-            // to 1.3 milliseconds".
-            t_task_remote: 0.9,
+            // Shu (section 5): bookkeeping "is about 250-400 microseconds whenever a new chare
+            // is created or a message is sent", and every chare is two messages (Table 4:
+            // 1186 messages for 593 chares, and so on): the one that creates it and its
+            // response. 2 × 0.35 ms a chare, which is what his 1-PE runs pay above the
+            // sequential time (Table 3: 0.67 ms a chare on Queen 10, 0.74 Fibonacci 32, 0.60
+            // the 15-puzzle, 0.64 Romberg 14).
+            t_task: 0.7,
+            // "The overhead for each communication is about 450 microseconds" of processor
+            // time, sending and receiving, which is what a remote chare costs above a local one
+            // ("0.3 to 0.4" against "1.2 to 1.3" milliseconds): 2 × 0.45 ms for the message
+            // that brings the chare, and as much for its response, which goes back to the
+            // processor that created it. Both are charged where the chare runs.
+            t_task_remote: 1.8,
         }
     }
 }

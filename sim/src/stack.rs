@@ -13,6 +13,10 @@
 //! uneven as the tree: a donor deep in a small subtree has little to give, and most requests to it
 //! fail.
 //!
+//! A busy processor answers requests only at its poll points, after every `poll` node expansions
+//! (section 4: it "does a fixed amount of work and checks for any pending work-request
+//! messages"), and each answer it sends is its own processor time (the engine charges it).
+//!
 //! The tree ([`SearchTree`]) is a deterministic random tree of exactly `nodes` nodes: a node that
 //! roots a subtree of `n` nodes shares the `n − 1` nodes below it among `b` branches by `b − 1`
 //! cuts drawn uniformly from a hash of (tree seed, node id); an empty branch is pruned. With
@@ -64,6 +68,10 @@ pub struct SearchTree {
     pub split: StackSplit,
     /// Seeds the tree's shape (the simulation's seed picks victims, not the tree).
     pub tree_seed: u64,
+    /// Node expansions between two poll points of a busy processor (seed 002 section 4: it
+    /// "does a fixed amount of work and checks for any pending work-request messages"); at
+    /// least 1.
+    pub poll: u32,
 }
 
 impl SearchTree {
@@ -80,6 +88,7 @@ impl SearchTree {
             cutoff: None,
             split: StackSplit::Half,
             tree_seed: 1,
+            poll: 1,
         }
     }
 
@@ -176,13 +185,16 @@ impl fmt::Display for SearchTree {
         if self.tree_seed != d.tree_seed {
             item(f, format!("tree={}", self.tree_seed))?;
         }
+        if self.poll != d.poll {
+            item(f, format!("poll={}", self.poll))?;
+        }
         Ok(())
     }
 }
 
 /// Parses the part after `search:`: `NODES[:KEY=VALUE,...]`.
 pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
-    const KEYS: &str = "b, cutoff, split, tree";
+    const KEYS: &str = "b, cutoff, split, tree, poll";
     let (nodes, settings) = match spec.split_once(':') {
         Some((n, s)) => (n, Some(s)),
         None => (spec, None),
@@ -237,6 +249,13 @@ pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
                 }
             }
             "tree" => t.tree_seed = whole("a whole number (the tree's seed)")?,
+            "poll" => {
+                let n = whole("a whole number of node expansions, 1 or more")?;
+                t.poll = u32::try_from(n)
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| format!("search: poll must be 1 to {}, got {n}", u32::MAX))?;
+            }
             _ => {
                 return Err(format!(
                     "search: unknown setting `{key}`; expected one of {KEYS}"

@@ -32,6 +32,21 @@ fn cfg(policy: &str, procs: usize, workload: &str) -> SimConfig {
     }
 }
 
+/// Runs `f` on its own thread and fails the test if it has not finished within `secs` seconds:
+/// a watchdog for the tests of answering at poll points, where a processor that answered out of
+/// its own time could once keep itself from ever finishing a node.
+fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(v) => v,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("no end within {secs} s"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("the checked run panicked"),
+    }
+}
+
 fn tree(spelling: &str) -> SearchTree {
     match spelling.parse::<Workload>().unwrap() {
         Workload::Search(t) => t,
@@ -217,7 +232,10 @@ fn requests_below_the_cutoff_are_rejected() {
         assert_eq!(r.rejects, r.requests, "{p}: {r:?}");
         // Most-loaded asks only processors with something to give: here nobody.
         assert_eq!(r.requests == 0, p.starts_with("most-loaded"), "{p}: {r:?}");
-        assert_eq!(r.time, r.work, "{p}");
+        // Processor 0 is busy throughout: its time is the work plus the rejects it sent.
+        assert_eq!(r.time, r.work + r.answer_time, "{p}");
+        // Only processor 0's rejects are charged (the idle ones reject at once, for free).
+        assert!(r.answer_time <= r.rejects as f64 * c.cost.msg_base, "{p}");
     }
     // A shallow cut-off rejects a larger share of the requests than none.
     let share = |cutoff: &str| {
@@ -283,4 +301,105 @@ fn search_requests_from_64_to_1024_processors() {
     );
     assert!(rp > 8.0 && m > 8.0, "rp {rp} grr-m {m}");
     assert!(rp_64 > m_64 && rp_1024 > m_1024);
+}
+
+#[test]
+fn busy_searchers_answer_at_their_poll_point_and_pay_for_it() {
+    within(120, || {
+        // Seed 002 section 4: a busy processor answers the requests that arrived during its fixed
+        // amount of work (one node expansion) when that ends; sending the answer (a piece of its
+        // stack, or a reject) is its own processor time, `transfer_base` or `msg_base` each.
+        for p in ["rp", "grr-m", "sl"] {
+            let mut c = cfg(p, 64, "search:50000");
+            c.idle = Idle::Poll;
+            let r = simulate(&c).unwrap();
+            assert_eq!(r.tasks, 50_000, "{p}");
+            assert_eq!(r.requests_ok + r.rejects, r.requests, "{p}");
+            assert!(r.deferred > 0 && r.deferred <= r.requests, "{p}: {r:?}");
+            // Every charge is 2 (work) or 1 (a reject), for at most the requests answered.
+            assert!(r.answer_time > 0.0, "{p}: {r:?}");
+            assert_eq!(r.answer_time.fract(), 0.0, "{p}");
+            assert!(
+                r.answer_time <= (2 * r.requests_ok + r.rejects) as f64,
+                "{p}: {r:?}"
+            );
+            // It is processor time that is not work.
+            assert!(
+                r.answer_time <= 64.0 * r.time - r.work,
+                "{p}: answering is part of the overhead: {r:?}"
+            );
+            // Free sends: the same poll points, nothing charged.
+            c.cost.msg_base = 0.0;
+            c.cost.transfer_base = 0.0;
+            let free = simulate(&c).unwrap();
+            assert_eq!(free.answer_time, 0.0, "{p}");
+            assert!(free.deferred > 0, "{p}");
+            assert_eq!(free.tasks, 50_000, "{p}");
+        }
+        // Only the search's processors have poll points: task trees and divisible work answer at
+        // once, as before.
+        for w in ["split:100000", "fib:18"] {
+            let mut c = cfg("rp", 16, w);
+            c.idle = Idle::Poll;
+            let r = simulate(&c).unwrap();
+            assert_eq!((r.deferred, r.answer_time), (0, 0.0), "{w}");
+        }
+    });
+}
+
+#[test]
+fn an_sb_request_leaves_the_donor_queue_and_polls_in_one_access() {
+    within(120, || {
+        // Seed 002 section 4.6: the scheduler deletes the idle processor from DONOR and polls the
+        // next donor on the same request; a processor that obtained work joins again (one more
+        // access). GRR's counter: one access per request.
+        for procs in [2, 16, 64] {
+            let mut c = cfg("sb", procs, "search:20000");
+            c.idle = Idle::Poll;
+            let r = simulate(&c).unwrap();
+            assert_eq!(r.tasks, 20_000);
+            // Plus, at the end, a leave for each processor that stops asking without a request.
+            let (asked, stopped) = (r.requests + r.requests_ok, procs as u64);
+            assert!(
+                (asked..=asked + stopped).contains(&r.shared_accesses),
+                "P={procs}: {r:?}"
+            );
+            c.policy = "grr".parse().unwrap();
+            let r = simulate(&c).unwrap();
+            assert_eq!(r.shared_accesses, r.requests, "P={procs}: {r:?}");
+        }
+        // Parking instead of asking: the leave is an access of its own, so never fewer.
+        let r = simulate(&cfg("sb", 64, "search:20000")).unwrap();
+        assert!(r.shared_accesses >= r.requests + r.requests_ok, "{r:?}");
+    });
+}
+
+#[test]
+fn a_coarser_poll_interval_conserves_the_work_and_answers_every_request() {
+    within(120, || {
+        let t = tree("search:1000:poll=8");
+        assert_eq!(t.poll, 8);
+        assert_eq!(t.to_string(), "search:1000:poll=8");
+        assert_eq!(tree("search:1000").poll, 1);
+        for bad in ["search:1000:poll=0", "search:1000:poll=x"] {
+            let e = bad.parse::<Workload>().unwrap_err();
+            assert!(e.contains("poll must be"), "{bad}: {e}");
+        }
+        let mut slower = Vec::new();
+        for poll in [1, 8, 64] {
+            for p in ["rp", "grr-m", "sb", "sl"] {
+                let mut c = cfg(p, 64, &format!("search:30000:poll={poll}"));
+                c.idle = Idle::Poll;
+                let r = simulate(&c).unwrap();
+                assert_eq!(r.tasks, 30_000, "{p} poll={poll}");
+                assert_eq!(r.requests_ok + r.rejects, r.requests, "{p} poll={poll}");
+                assert_eq!(r.transfers, r.requests_ok, "{p} poll={poll}");
+                if p == "rp" {
+                    slower.push(r.time);
+                }
+            }
+        }
+        // Answers that wait longer leave the thieves idle longer.
+        assert!(slower[0] < slower[2], "{slower:?}");
+    });
 }

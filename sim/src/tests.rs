@@ -182,6 +182,33 @@ fn acwn_spreads_work_faster_than_gradient_on_32() {
 }
 
 #[test]
+fn ipsc2_one_pe_times_carry_two_messages_of_bookkeeping_per_chare() {
+    // Shu (section 5): 0.25-0.4 ms of bookkeeping per chare created or message sent, two
+    // messages per chare (Table 4). On one PE nothing is remote, so the time is the sequential
+    // time plus 0.7 ms a chare, which is his 1-PE column of Table 3 (random allocation) within
+    // 3 %.
+    let shu = [
+        (Workload::SHU_QUEEN10, 29.9),
+        (Workload::SHU_FIB32, 36.2),
+        (Workload::Phased(Phased::Puzzle15), 50.9),
+        (Workload::Phased(Phased::Romberg14), 26.1),
+    ];
+    for (w, paper) in shu {
+        let mut c = cfg("random-alloc", Topology::Hypercube, 1, "split:1");
+        c.workload = w;
+        c.cost = CostModel::ipsc2(&w);
+        let r = simulate(&c).unwrap();
+        let secs = r.time / 1000.0;
+        let expected = r.work + 0.7 * r.tasks as f64;
+        assert!((r.time - expected).abs() < 1e-6 * expected, "{w}: {r:?}");
+        assert!(
+            (secs / paper - 1.0).abs() < 0.03,
+            "{w}: {secs:.2} s, Shu {paper} s"
+        );
+    }
+}
+
+#[test]
 fn isoefficiency_search_brackets_the_target() {
     let mut c = IsoConfig::new(
         Policy::RandomPolling,

@@ -34,7 +34,7 @@ pub struct SimArgs {
     /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`,
     /// `shu-puzzle15`, `shu-romberg14`, a
     /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting
-    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S]`.
+    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S,poll=N]`.
     #[arg(long, default_value = "split:1000000")]
     pub workload: String,
     /// Seed of every random choice.
@@ -67,10 +67,10 @@ pub struct SimArgs {
     /// Shared bus: every message holds it this long (0: switched network).
     #[arg(long)]
     pub t_bus: Option<f64>,
-    /// Bookkeeping per executed task of a tree, processor time that is no work (ipsc2: 0.35).
+    /// Bookkeeping per executed task of a tree, processor time that is no work (ipsc2: 0.7, a chare and its response).
     #[arg(long)]
     pub t_task: Option<f64>,
-    /// Further bookkeeping of a task placed from another processor (ipsc2: 0.9).
+    /// Further bookkeeping of a task placed from another processor (ipsc2: 1.8, sending and receiving both messages).
     #[arg(long)]
     pub t_task_remote: Option<f64>,
     /// What an idle processor does when it sees nothing to steal: `park` (the runtime's
@@ -214,6 +214,8 @@ pub fn result_json(r: &SimResult) -> Value {
         "requests": r.requests, "requests_ok": r.requests_ok, "rejects": r.rejects,
         "transfers": r.transfers,
         "tasks": r.tasks, "max_hops": r.max_hops, "shared_wait": r.shared_wait,
+        "answer_time": r.answer_time, "deferred": r.deferred,
+        "shared_accesses": r.shared_accesses,
     })
 }
 
