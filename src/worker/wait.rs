@@ -19,9 +19,9 @@ use crate::policy::Reach;
 use crate::stats::bump;
 use crate::sync::deque::Steal;
 use crate::sync::{AtomicUsize, Ordering};
-use std::cell::Cell;
 use crate::trace::{EventKind, NO_PEER};
 use crate::unwind;
+use std::cell::Cell;
 
 /// The longest a placing waiter lingers awake, yielding, before it sleeps (ns): one heartbeat,
 /// but never more than this, so that a long heartbeat does not keep idle workers busy.
