@@ -49,11 +49,17 @@ use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 /// suspended task stops taking part (module docs).
 const NESTED_TRIES: u32 = 64;
 
-/// Locks the iterator as the module docs say: blocking, unless this thread runs the
-/// participant on top of a suspended task; then `None` if the lock stays busy.
-fn lock_source<T>(source: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+/// Whether the participant about to start runs on top of a suspended task of its thread
+/// (module docs). It stays so for the participant's whole run: the tasks its consumer runs in
+/// turn come and go above it.
+fn runs_nested() -> bool {
     // SAFETY: the thread-local points to this thread's live worker, or is null.
-    let nested = unsafe { WorkerThread::current().as_ref() }.is_some_and(|w| w.runs_nested());
+    unsafe { WorkerThread::current().as_ref() }.is_some_and(|w| w.runs_nested())
+}
+
+/// Locks the iterator as the module docs say: blocking, unless the participant runs `nested`
+/// on top of a suspended task; then `None` if the lock stays busy.
+fn lock_source<T>(source: &Mutex<T>, nested: bool) -> Option<MutexGuard<'_, T>> {
     if !nested {
         return Some(source.lock().unwrap_or_else(PoisonError::into_inner));
     }
@@ -153,6 +159,7 @@ where
                 return;
             }
             let _leave = Leave(flag);
+            let nested = runs_nested();
             let guard = RaiseOnUnwind(&done);
             let pull = std::iter::from_fn(|| {
                 if done.load(Ordering::Relaxed) || consumer.full() {
@@ -160,7 +167,7 @@ where
                 }
                 poll_point();
                 // `None` here: the lock stays busy and this participant stops (module docs).
-                let mut iter = lock_source(&source)?;
+                let mut iter = lock_source(&source, nested)?;
                 let item = iter.as_mut()?.next();
                 if item.is_none() {
                     *iter = None;
