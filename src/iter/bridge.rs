@@ -6,7 +6,7 @@
 //! own `next` runs pool work that includes a participant of the same bridge, that participant
 //! returns at once instead of waiting for a lock its own thread holds.
 //!
-//! ## Waiting for the lock, and why it cannot deadlock
+//! ## Waiting for the lock
 //!
 //! An iterator whose own `next` runs parallel work in the same pool is supported. Its holder
 //! (the participant inside `next`) may then wait for tasks that other workers took from it.
@@ -33,8 +33,25 @@
 //! items remain, some participant is still taking them.
 //!
 //! While one worker is inside `next` the others wait for the lock, so work that `next` does in
-//! parallel gets little help. A `next` that waits for every worker of the pool (a `broadcast`)
-//! can still deadlock against blocked participants; rayon shares that limit.
+//! parallel gets little help.
+//!
+//! **Known deadlocks left.** The argument above covers tasks suspended *below* a blocked
+//! participant, not what a blocked worker otherwise keeps from the pool, and two rare cases
+//! slip through it (`tests/adversarial_bridge.rs` has their reproducers, ignored):
+//!
+//! - a participant that blocks may hold, in its own queues, a task spawned by the holder's
+//!   `next` (taken while its consumer waited), which the holder's scope then waits for (seen
+//!   under `ml` at 4 workers, about once in 300,000 bridges whose `next` and consumer both run
+//!   pool work);
+//! - a participant that blocks may have used up the wake-up meant for a job injected from
+//!   another pool that the holder waits for (a `next` that calls `install` on a second pool
+//!   whose work calls back into this one);
+//! - and, as in rayon, a `next` that waits for every worker of the pool (a `broadcast`).
+//!
+//! The fix for all of them is for a participant to wait for the lock as a worker waits for a
+//! latch, running the pool's work and sleeping in its protocol, instead of blocking in the
+//! mutex; that needs a lock whose release wakes its waiters, argued and loom-checked like the
+//! latches.
 //!
 //! The items come out in no particular order, and every participant's partial result is
 //! combined in no particular order either (as in rayon).
@@ -58,15 +75,17 @@ fn runs_nested() -> bool {
 }
 
 /// Locks the iterator as the module docs say: blocking, unless the participant runs `nested`
-/// on top of a suspended task; then `None` if the lock stays busy.
+/// on top of a suspended task; then `None` if the lock stays busy. A poisoned lock (a `next`
+/// panicked while holding it) is `None` too: the iterator is never called again after a panic,
+/// and the panic reaches the caller through the participant it unwound.
 fn lock_source<T>(source: &Mutex<T>, nested: bool) -> Option<MutexGuard<'_, T>> {
     if !nested {
-        return Some(source.lock().unwrap_or_else(PoisonError::into_inner));
+        return source.lock().ok();
     }
     for _ in 0..NESTED_TRIES {
         match source.try_lock() {
             Ok(guard) => return Some(guard),
-            Err(TryLockError::Poisoned(poisoned)) => return Some(poisoned.into_inner()),
+            Err(TryLockError::Poisoned(_)) => return None,
             Err(TryLockError::WouldBlock) => std::hint::spin_loop(),
         }
     }
