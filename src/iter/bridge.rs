@@ -21,7 +21,8 @@
 //!   holder waits only for tasks made inside its `next` and their descendants, all newer than
 //!   the bridge, so neither of those is among them. A chain of such waits across several
 //!   bridges (a holder waiting for a task blocked on another bridge's lock) goes from older
-//!   bridges to newer ones, so it has no cycle, and the holder eventually unlocks.
+//!   bridges to newer ones, so no cycle runs through the tasks below blocked participants
+//!   (what else a blocked worker holds is another matter: "Known deadlocks left", below).
 //! - **Running on top of a suspended task** (`WorkerThread::runs_nested`: a wait or a yield ran
 //!   it): it only *tries* the lock, a bounded number of times, and when the lock stays busy it
 //!   stops taking part, returning what it folded so far. The thread's stack then unwinds to
