@@ -7,6 +7,10 @@
 //! After `set` stores the flag, the waiter may return and free the latch; `set` implementations
 //! copy everything they need before that store and touch nothing of `*this` after it.
 
+mod lock;
+
+pub(crate) use lock::{PoolGuard, PoolLock};
+
 use crate::registry::Registry;
 use crate::sync::{AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
 use std::sync::Arc as StdArc;

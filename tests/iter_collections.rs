@@ -594,11 +594,10 @@ fn par_bridge_slow_nested_and_outside_a_pool() {
 
 /// An iterator whose `next` runs parallel work in the same pool: workers that take part of one
 /// holder's inner loop wait inside it and may start a participant of the same bridge there.
-/// Such a participant must not block on the lock the holder keeps while it waits for them
+/// Such a participant must not wait for the lock the holder keeps while it waits for them
 /// (`src/iter/bridge.rs`). With blocking participants everywhere this test hung in 8 of 8 runs;
 /// it runs the case many times in every policy, at 2 and 4 workers, and every item must come
-/// out exactly once. (A consumer that runs pool work too can still hit a rarer deadlock the
-/// module docs name; `tests/adversarial_bridge.rs` has those cases, ignored.)
+/// out exactly once. (`tests/adversarial_bridge.rs` adds consumers that run pool work too.)
 #[test]
 fn par_bridge_whose_next_runs_pool_work_never_deadlocks() {
     within(LIMIT, "par_bridge with a parallel next", || {

@@ -8,89 +8,90 @@
 //!
 //! ## Waiting for the lock
 //!
-//! An iterator whose own `next` runs parallel work in the same pool is supported. Its holder
-//! (the participant inside `next`) may then wait for tasks that other workers took from it.
-//! Suppose such a worker, while waiting inside one of those tasks, ran a participant of the
-//! same bridge, and that participant blocked on the lock: the holder would wait for the task
-//! suspended below the participant, and the participant for the holder. So how a participant
-//! waits depends on what is below it on its thread:
+//! An iterator whose own `next` runs parallel work in the same pool is supported, and so is a
+//! consumer that does. The holder of the lock (the participant inside `next`) may then wait
+//! for tasks other workers took from it, for a job it injected into another pool whose work
+//! calls back into this one, or for a broadcast to reach every worker. A participant that
+//! blocked in a mutex would keep from the pool its private tasks, the wake-up meant for an
+//! injected job, its share of a broadcast: any of them can be what the holder waits for. So
+//! the iterator sits in a [`PoolLock`](crate::latch::PoolLock), whose waiters wait as workers
+//! wait for a latch: they run the pool's tasks (their own first, then injected jobs,
+//! broadcasts and other workers' tasks) and sleep in the pool's sleep protocol, and releasing
+//! the lock wakes them (`src/latch/lock.rs` argues that no wake-up is lost; a loom model
+//! checks it).
+//!
+//! Waiting that way is safe only where the waiter has nothing below it on its thread that the
+//! holder could be waiting for. So how a participant waits depends on what is below it:
 //!
 //! - **Nothing suspended** (the participant is the caller's own, or a task its worker's main
-//!   loop started): it blocks on the lock (no spinning). Below it on its thread there is only
-//!   the task that runs it: its own scope task, or the task that called `par_bridge`. The
-//!   holder waits only for tasks made inside its `next` and their descendants, all newer than
-//!   the bridge, so neither of those is among them. A chain of such waits across several
-//!   bridges (a holder waiting for a task blocked on another bridge's lock) goes from older
-//!   bridges to newer ones, so no cycle runs through the tasks below blocked participants
-//!   (what else a blocked worker holds is another matter: "Known deadlocks left", below).
+//!   loop started): it waits for the lock as above. Below it on its thread there is only the
+//!   task that runs it: its own scope task, or the task that called `par_bridge`. The holder
+//!   waits only for tasks made inside its `next` and their descendants, all newer than the
+//!   bridge, so neither of those is among them. Tasks the waiter runs meanwhile sit *above* it
+//!   and end on their own: none of them is a participant of this bridge (a worker runs at most
+//!   one; a second returns at once), and a participant of another bridge started there runs on
+//!   top of a suspended task, so it never waits (next point). A chain of waits across several
+//!   bridges (a holder waiting for a task that waits for another bridge's lock) goes from older
+//!   bridges to newer ones, so it has no cycle.
 //! - **Running on top of a suspended task** (`WorkerThread::runs_nested`: a wait or a yield ran
 //!   it): it only *tries* the lock, a bounded number of times, and when the lock stays busy it
 //!   stops taking part, returning what it folded so far. The thread's stack then unwinds to
-//!   the suspended task, which is what breaks the cycle above.
+//!   the suspended task, which may be what the holder waits for.
 //!
 //! No item is left behind when a participant stops: it stops only while another participant
 //! holds the lock, and a holder always comes back for the next item after folding the one it
 //! took, until the iterator runs dry, the consumer is full, or something panicked. So while
 //! items remain, some participant is still taking them.
 //!
-//! While one worker is inside `next` the others wait for the lock, so work that `next` does in
-//! parallel gets little help.
+//! While one worker is inside `next` the others run whatever the pool has, including the
+//! tasks `next` makes, so work that `next` does in parallel is helped.
 //!
-//! **Known deadlocks left.** The argument above covers tasks suspended *below* a blocked
-//! participant, not what a blocked worker otherwise keeps from the pool, and two rare cases
-//! slip through it (`tests/adversarial_bridge.rs` has their reproducers, ignored):
-//!
-//! - a participant that blocks may hold, in its own queues, a task spawned by the holder's
-//!   `next` (taken while its consumer waited), which the holder's scope then waits for (seen
-//!   under `ml` at 4 workers, about once in 300,000 bridges whose `next` and consumer both run
-//!   pool work);
-//! - a participant that blocks may have used up the wake-up meant for a job injected from
-//!   another pool that the holder waits for (a `next` that calls `install` on a second pool
-//!   whose work calls back into this one);
-//! - and, as in rayon, a `next` that waits for every worker of the pool (a `broadcast`).
-//!
-//! The fix for all of them is for a participant to wait for the lock as a worker waits for a
-//! latch, running the pool's work and sleeping in its protocol, instead of blocking in the
-//! mutex; that needs a lock whose release wakes its waiters, argued and loom-checked like the
-//! latches.
+//! **What is left to the user.** A `next` or a consumer that blocks outside the pool (on a
+//! channel, on a lock of its own) keeps its worker from serving the pool meanwhile, as it would
+//! in any task; if what it waits for can only come from a task that worker holds, it hangs.
 //!
 //! The items come out in no particular order, and every participant's partial result is
 //! combined in no particular order either (as in rayon).
 
 use crate::iter::plumbing::Consumer;
 use crate::iter::ParallelIterator;
+use crate::latch::{PoolGuard, PoolLock};
 use crate::registry::WorkerThread;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::{Mutex, PoisonError};
 
 /// Tries of the lock, each after a spin hint, before a participant running on top of a
 /// suspended task stops taking part (module docs).
 const NESTED_TRIES: u32 = 64;
 
-/// Whether the participant about to start runs on top of a suspended task of its thread
-/// (module docs). It stays so for the participant's whole run: the tasks its consumer runs in
-/// turn come and go above it.
-fn runs_nested() -> bool {
-    // SAFETY: the thread-local points to this thread's live worker, or is null.
-    unsafe { WorkerThread::current().as_ref() }.is_some_and(|w| w.runs_nested())
-}
-
-/// Locks the iterator as the module docs say: blocking, unless the participant runs `nested`
-/// on top of a suspended task; then `None` if the lock stays busy. A poisoned lock (a `next`
-/// panicked while holding it) is `None` too: the iterator is never called again after a panic,
-/// and the panic reaches the caller through the participant it unwound.
-fn lock_source<T>(source: &Mutex<T>, nested: bool) -> Option<MutexGuard<'_, T>> {
-    if !nested {
-        return source.lock().ok();
-    }
-    for _ in 0..NESTED_TRIES {
-        match source.try_lock() {
-            Ok(guard) => return Some(guard),
-            Err(TryLockError::Poisoned(_)) => return None,
-            Err(TryLockError::WouldBlock) => std::hint::spin_loop(),
+/// Locks the iterator as the module docs say: waiting as a latch waiter does, unless the
+/// participant runs `nested` on top of a suspended task; then `None` if the lock stays busy. A
+/// poisoned lock (a `next` panicked while holding it) is `None` too: the iterator is never
+/// called again after a panic, and the panic reaches the caller through the participant it
+/// unwound.
+fn lock_source<'a, T>(
+    source: &'a PoolLock<T>,
+    worker: &'a WorkerThread,
+    nested: bool,
+) -> Option<PoolGuard<'a, T>> {
+    let guard = if nested {
+        let mut tries = 1;
+        loop {
+            if let Some(guard) = source.try_lock(&worker.registry) {
+                break guard;
+            }
+            if tries == NESTED_TRIES {
+                return None;
+            }
+            tries += 1;
+            std::hint::spin_loop();
         }
-    }
-    None
+    } else {
+        source.lock_waiting(worker)
+    };
+    // Dropping a poisoned guard releases the lock, and the other participants find it poisoned
+    // in turn.
+    (!guard.poisoned()).then_some(guard)
 }
 
 /// `par_bridge()`: turns any sequential `Iterator + Send` into a parallel iterator.
@@ -149,16 +150,6 @@ impl Drop for Leave<'_> {
     }
 }
 
-/// Every item taken is a poll point (`src/worker/mod.rs`), as every chunk of a self-scheduled
-/// loop is: a participant that holds the other participants as private tasks (under the
-/// sender-initiated policies) hands them out to idle workers between items.
-fn poll_point() {
-    // SAFETY: the thread-local points to this thread's live worker, or is null.
-    if let Some(w) = unsafe { WorkerThread::current().as_ref() } {
-        w.poll();
-    }
-}
-
 impl<Iter> ParallelIterator for IterBridge<Iter>
 where
     Iter: Iterator + Send,
@@ -167,30 +158,51 @@ where
     type Item = Iter::Item;
 
     fn drive<C: Consumer<Iter::Item>>(self, consumer: C) -> C::Result {
+        // The scope runs in the current pool (the global one outside any), whose size this is.
+        let workers = crate::current_num_threads();
         // `None` once the iterator has run dry (or its `next` panicked).
-        let source = Mutex::new(Some(self.iter));
+        let source = PoolLock::new(Some(self.iter), workers);
         let done = AtomicBool::new(false);
         let results: Mutex<Vec<C::Result>> = Mutex::new(Vec::new());
         let participant = |active: &[AtomicBool]| {
-            let me = crate::current_thread_index().unwrap_or(0);
-            let Some(flag) = active.get(me) else { return };
+            // SAFETY: the thread-local points to this thread's live worker, or is null. A
+            // participant runs in a scope of the pool, so on one of its workers, which outlives
+            // the participant.
+            let Some(worker) = (unsafe { WorkerThread::current().as_ref() }) else {
+                unreachable!("a par_bridge participant runs on a worker of its pool");
+            };
+            let Some(flag) = active.get(worker.index) else {
+                return;
+            };
             if flag.swap(true, Ordering::Acquire) {
                 // This worker is already inside a participant (its `next` ran pool work).
                 return;
             }
             let _leave = Leave(flag);
-            let nested = runs_nested();
+            // Whether this participant runs on top of a suspended task of its thread (module
+            // docs). It stays so for the participant's whole run: the tasks its consumer and
+            // its waits run come and go above it.
+            let nested = worker.runs_nested();
             let guard = RaiseOnUnwind(&done);
             let pull = std::iter::from_fn(|| {
                 if done.load(Ordering::Relaxed) || consumer.full() {
                     return None;
                 }
-                poll_point();
+                // Every item taken is a poll point (`src/worker/mod.rs`), as every chunk of a
+                // self-scheduled loop is: a participant that holds the other participants as
+                // private tasks (under the sender-initiated policies) hands them out to idle
+                // workers between items.
+                worker.poll();
                 // `None` here: the lock stays busy and this participant stops (module docs).
-                let mut iter = lock_source(&source, nested)?;
-                let item = iter.as_mut()?.next();
+                let mut iter = lock_source(&source, worker, nested)?;
+                let item = iter.with(|iter| {
+                    let item = iter.as_mut()?.next();
+                    if item.is_none() {
+                        *iter = None;
+                    }
+                    item
+                });
                 if item.is_none() {
-                    *iter = None;
                     done.store(true, Ordering::Relaxed);
                 }
                 item
@@ -202,8 +214,6 @@ where
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(result);
         };
-        // The scope runs in the current pool (the global one outside any), whose size this is.
-        let workers = crate::current_num_threads();
         let active: Vec<AtomicBool> = (0..workers).map(|_| AtomicBool::new(false)).collect();
         crate::scope(|s| {
             let (active, participant) = (&active[..], &participant);

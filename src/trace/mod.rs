@@ -4,7 +4,7 @@
 //!
 //! # Recording
 //!
-//! Each worker owns one [`Ring`], allocated when the pool is built and never resized. Only the
+//! Each worker owns one `Ring`, allocated when the pool is built and never resized. Only the
 //! owner writes it: an event goes into the next free slot, then the owner publishes the new
 //! length with a Release store. When the ring is full, new events are **dropped and counted**
 //! (the oldest are kept): overwriting would make a slot change under a reader, and a trace that
@@ -17,7 +17,7 @@
 //!
 //! # Reading while the pool runs
 //!
-//! [`Ring::snapshot`] loads the published length with Acquire and copies the slots below it.
+//! `Ring::snapshot` loads the published length with Acquire and copies the slots below it.
 //! Those slots were written before the Release store that published a length covering them
 //! (program order on the owner's thread), so the Acquire load makes the writes visible; and the
 //! owner never writes a slot below its published length again (a full ring drops instead of

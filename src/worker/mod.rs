@@ -523,7 +523,7 @@ impl WorkerThread {
 
     /// Whether the task running now sits on top of another task of this thread that is
     /// suspended below it (a wait or a yield inside that task ran this one). A task that may
-    /// wait for something outside the pool's own waits (a lock) must not block then: the
+    /// wait for a lock must not wait then, even in the pool's own way (`latch::PoolLock`): the
     /// suspended task may be what the holder of that lock waits for (`iter::bridge`).
     pub(crate) fn runs_nested(&self) -> bool {
         self.running.get() > 1
