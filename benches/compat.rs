@@ -1,6 +1,7 @@
 //! rayon's bread-and-butter calls, hypersteal against rayon with 2 workers each (default policy
 //! for hypersteal): `par_sort` and `par_sort_unstable` of 10^7 `u64`, `par_iter().map().sum()`
-//! over 10^7, `flat_map` and `flat_map_iter` of 10^6 items into 10 each, `collect` of 10^7.
+//! over 10^7, `flat_map` and `flat_map_iter` of 10^6 items into 10 each, `collect` of 10^7,
+//! `par_bridge` of 10^6 cheap items and of 10^4 costly ones.
 //! `examples/compat.rs` runs the same kernels interleaved and prints the ratios in one table.
 
 #[path = "../examples/common/compat_kernels.rs"]
@@ -90,6 +91,18 @@ fn compat(c: &mut Criterion) {
     });
     g.bench_function("collect/rayon", |b| {
         b.iter(|| theirs_pool.install(|| black_box(theirs::collect(&values))))
+    });
+    g.bench_function("par_bridge_fine/hypersteal", |b| {
+        b.iter(|| ours_pool.install(|| black_box(ours::bridge(1_000_000, 1))))
+    });
+    g.bench_function("par_bridge_fine/rayon", |b| {
+        b.iter(|| theirs_pool.install(|| black_box(theirs::bridge(1_000_000, 1))))
+    });
+    g.bench_function("par_bridge_coarse/hypersteal", |b| {
+        b.iter(|| ours_pool.install(|| black_box(ours::bridge(10_000, 1000))))
+    });
+    g.bench_function("par_bridge_coarse/rayon", |b| {
+        b.iter(|| theirs_pool.install(|| black_box(theirs::bridge(10_000, 1000))))
     });
     g.finish();
 }

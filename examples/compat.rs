@@ -5,7 +5,9 @@
 //! - `par_iter().map(..).sum()` over 10^7 `u64`;
 //! - `flat_map` (parallel inner iterators) and `flat_map_iter` (sequential ones) of 10^6
 //!   items into 10 each, hashed and summed;
-//! - `collect` of 10^7 mapped items into a `Vec`.
+//! - `collect` of 10^7 mapped items into a `Vec`;
+//! - `par_bridge` of 10^6 items of one hash each (the participants contend for the iterator's
+//!   lock) and of 10^4 items of 1000 hashes each.
 //!
 //! ```text
 //! cargo run --release --example compat [ROUNDS]
@@ -118,6 +120,16 @@ fn main() {
             "collect 10^7",
             Box::new(move || ours_pool.install(|| ours::collect(values))[N - 1]),
             Box::new(move || theirs_pool.install(|| theirs::collect(values))[N - 1]),
+        ),
+        (
+            "par_bridge 10^6 x 1 hash",
+            Box::new(move || ours_pool.install(|| ours::bridge(1_000_000, 1))),
+            Box::new(move || theirs_pool.install(|| theirs::bridge(1_000_000, 1))),
+        ),
+        (
+            "par_bridge 10^4 x 1000 hashes",
+            Box::new(move || ours_pool.install(|| ours::bridge(10_000, 1000))),
+            Box::new(move || theirs_pool.install(|| theirs::bridge(10_000, 1000))),
         ),
     ];
 

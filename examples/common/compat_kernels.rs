@@ -35,6 +35,16 @@ macro_rules! kernels {
             pub fn collect(values: &[u64]) -> Vec<u64> {
                 values.par_iter().map(|&x| x.wrapping_mul(3)).collect()
             }
+
+            /// `par_bridge` of `n` items of `work` hashes each: with little work per item the
+            /// participants mostly contend for the iterator's lock.
+            pub fn bridge(n: u64, work: u64) -> u64 {
+                use $krate::iter::ParallelBridge;
+                (0..n)
+                    .par_bridge()
+                    .map(|i| (0..work).fold(i, |acc, j| super::mix(acc, j)))
+                    .reduce(|| 0, |a, b| a ^ b)
+            }
         }
     };
 }
