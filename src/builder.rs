@@ -433,8 +433,9 @@ impl<S> ThreadPoolBuilder<S> {
     }
 
     /// The heartbeat of the sender-initiated policies (`acwn`, `gradient`, `random-alloc`):
-    /// a worker runs the allocating or standing phase at most once per heartbeat, on its oldest
-    /// waiting task, so coarse tasks are each decided while fine-grained ones stay home
+    /// a worker decides at most about one undecided task per heartbeat (up to 16 in a row after
+    /// a quiet stretch), oldest first, so coarse tasks are each decided while fine-grained ones
+    /// stay home, and takes a standing-phase step for every heartbeat that passed
     /// (default 20 µs; from 1 µs to 1 s). Receiver-initiated policies do not use it: their idle
     /// workers ask.
     pub fn heartbeat(mut self, period: std::time::Duration) -> Self {

@@ -12,9 +12,9 @@
 //! |---|---|
 //! | an idle receiver starts a search round / sends a request / gets a reject | `round_len` + `begin_round` / `next_victim` / `request_failed` |
 //! | a request reaches its victim | `answer` |
-//! | a task is spawned (heartbeat 0), or a heartbeat finds it the oldest waiting task no decision has seen | `place(hops, false)` |
+//! | a task is spawned (heartbeat 0), or a heartbeat's credit finds it the oldest waiting task no decision has seen | `place(hops, false)` |
 //! | a placed task is taken from the inbox | `place(hops, true)` |
-//! | a task ended (heartbeat 0), or every heartbeat after its allocating half | `tick(oldest_hops)` |
+//! | a task ended (heartbeat 0), or, at the end of a task, every heartbeat that passed since the last one, after the allocating half | `tick(oldest_hops)` |
 //! | a worker runs out of work / a thief's loot arrives (and the root, at the start) | `idle` / `busy` |
 //!
 //! A search processor (a stack of untried alternatives) answers the requests that reach it while
@@ -30,7 +30,9 @@ use crate::queue::EventQueue;
 use crate::stack::{SearchStack, SearchTree};
 use crate::workload::{SplitWork, TaskTree};
 use crate::{Idle, SimConfig, SimResult};
-use hypersteal::policy::machine::{self, machine_for, Answer, Env, LoadView, Machine, Shared};
+use hypersteal::policy::machine::{
+    self, machine_for, Answer, Env, Heartbeat, LoadView, Machine, Shared,
+};
 use hypersteal::policy::{Policy, Reach, XorShift};
 use hypersteal::TopologyGraph;
 use std::collections::VecDeque;
@@ -71,8 +73,8 @@ struct Proc<N> {
     current: Option<(Task<N>, f64)>,
     state: State,
     version: u64,
-    /// When this worker's next heartbeat is due (with a heartbeat set).
-    next_beat: f64,
+    /// This worker's heartbeat (with a heartbeat set).
+    beat: Heartbeat<f64>,
     round_left: usize,
     stealable: bool,
     depth: usize,
@@ -228,7 +230,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     current: None,
                     state: State::Parked,
                     version: 0,
-                    next_beat: 0.0,
+                    beat: Heartbeat::default(),
                     round_left: 0,
                     stealable: false,
                     depth,
@@ -627,24 +629,42 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         );
     }
 
-    /// `p`'s poll point after a task. Without a heartbeat every one is a heartbeat; with one,
-    /// the first after the heartbeat is due. A heartbeat runs the allocating phase on the oldest
-    /// waiting task no decision has seen (that may move), then the standing phase on the oldest
-    /// waiting task (`policy::machine::allocating_beat`, `standing_beat`).
+    /// `p`'s poll point after a task. Without a heartbeat every one is one heartbeat; with one,
+    /// the heartbeats that passed since the last poll point (`policy::machine::Heartbeat`): the
+    /// allocating phase for undecided tasks, oldest first, while its credit lasts, then the
+    /// standing phase on the oldest waiting task once per heartbeat passed
+    /// (`policy::machine::allocating_beat`, `standing_beat`), as the runtime does.
     fn beat(&mut self, p: usize, now: f64) {
-        if self.heartbeat > 0.0 {
-            if now < self.procs[p].next_beat {
-                return;
+        let standing = if self.heartbeat > 0.0 {
+            let mut beat = self.procs[p].beat;
+            let standing = beat.poll(now, self.heartbeat);
+            while self.undecided(p).is_some() && beat.take(self.heartbeat) {
+                self.allocate(p, now);
             }
-            self.procs[p].next_beat = now + self.heartbeat;
+            self.procs[p].beat = beat;
+            standing
+        } else {
+            self.allocate(p, now);
+            1
+        };
+        for _ in 0..standing {
+            self.stand(p, now);
         }
-        // The rule the runtime follows too: the allocating phase for the oldest task no
-        // decision has seen, then the standing phase for the oldest waiting task.
+    }
+
+    /// The oldest task at `p` no decision has seen that may move.
+    fn undecided(&self, p: usize) -> Option<usize> {
         let cutoff = self.cutoff_depth;
-        let undecided = self.procs[p]
+        self.procs[p]
             .deque
             .iter()
-            .position(|t| !t.decided && t.depth <= cutoff);
+            .position(|t| !t.decided && t.depth <= cutoff)
+    }
+
+    /// The allocating phase for `p`'s oldest undecided task, if any (the rule the runtime
+    /// follows too).
+    fn allocate(&mut self, p: usize, now: f64) {
+        let undecided = self.undecided(p);
         let hops = undecided.map(|i| self.procs[p].deque[i].hops);
         match self.decide(p, now, |m, env| machine::allocating_beat(m, env, hops)) {
             Some(Some(to)) => {
@@ -659,6 +679,11 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             }
             None => {}
         }
+    }
+
+    /// One heartbeat's standing phase for `p`'s oldest waiting task.
+    fn stand(&mut self, p: usize, now: f64) {
+        let cutoff = self.cutoff_depth;
         let oldest = self.procs[p]
             .deque
             .front()

@@ -87,12 +87,13 @@ pub struct SimConfig {
     /// sender-initiated policies keep deeper tasks where they were made. `None`: any task may
     /// go. Divisible work rejects it (its cut-off is the grain).
     pub cutoff_depth: Option<u32>,
-    /// How often, in simulated time, a sender-initiated processor decides where a waiting task
-    /// goes, as the runtime does at most once per heartbeat. A heartbeat falls at the end of the
-    /// first task that ends at least `heartbeat` after the previous heartbeat, and makes one
-    /// decision on the oldest waiting task: the allocating phase (`Machine::place`) if no
-    /// decision has seen it yet, else the standing phase (`Machine::tick`). New tasks are not
-    /// decided when they are created; most are run by their owner before they are the oldest.
+    /// The period, in simulated time, of a sender-initiated processor's heartbeat, kept as the
+    /// runtime keeps it (`hypersteal::policy::machine::Heartbeat`). At the end of each task the
+    /// processor runs the allocating phase (`Machine::place`) on its oldest tasks no decision
+    /// has seen, one per heartbeat's credit (up to 16 after a quiet stretch), then the standing
+    /// phase (`Machine::tick`) once for every heartbeat that passed since the end of its last
+    /// task. New tasks are not decided when they are created; most are run by their owner
+    /// before they are the oldest.
     ///
     /// `0` (the default of the command line): every new task is decided when it is created and
     /// the standing phase runs after every executed task, which is what the papers' coarse tasks

@@ -274,7 +274,7 @@ fn a_heartbeat_limits_placement_decisions() {
         assert!(beat.transfers > 0, "{p}: {beat:?}");
         assert!(beat.transfers < every.transfers, "{p}: {beat:?} {every:?}");
         if p == "random-alloc" {
-            // Its arrivals stay, so every transfer is one heartbeat's decision.
+            // Its arrivals stay, so every transfer is one heartbeat's credit (none at the start).
             let beats = 16.0 * (beat.time / 50.0 + 1.0);
             assert!((beat.transfers as f64) <= beats, "{p}: {beat:?}");
         }

@@ -10,9 +10,9 @@
 //! | it needs a victim | [`Machine::next_victim`] | whom to ask, or nobody |
 //! | the request failed | [`Machine::request_failed`] | (state update) |
 //! | a request reaches a busy worker | [`Machine::answer`] | give the oldest unstarted task, or reject |
-//! | a new task decided at once, or a heartbeat finds a waiting task no decision has seen (the oldest such; sender-initiated; [`allocating_beat`]) | [`Machine::place`] with `arriving = false` | where it goes (`None`: stays) |
+//! | a new task decided at once, or a heartbeat's credit ([`Heartbeat`]) finds a waiting task no decision has seen (the oldest such; sender-initiated; [`allocating_beat`]) | [`Machine::place`] with `arriving = false` | where it goes (`None`: stays) |
 //! | a placed task arrives | [`Machine::place`] with `arriving = true` | forward it, or keep it |
-//! | every heartbeat, after the allocating half ([`standing_beat`]; in the simulator without a heartbeat, after every task) | [`Machine::tick`] | where the oldest waiting task goes (standing phase) |
+//! | every heartbeat that passed, after the allocating half ([`Heartbeat`], [`standing_beat`]; in the simulator without a heartbeat, after every task) | [`Machine::tick`] | where the oldest waiting task goes (standing phase) |
 //! | the worker runs out of work / obtains work | [`Machine::idle`], [`Machine::busy`] | (state update) |
 //!
 //! The runtime (`src/worker/`) and the simulator (the `hypersteal-sim` crate) are two
@@ -209,9 +209,10 @@ pub trait Machine: Send + fmt::Debug {
         None
     }
 
-    /// A heartbeat's standing phase (after its allocating half, see [`standing_beat`]). `oldest_hops` is the hop count of the oldest waiting task, if any; the
-    /// answer is where that task goes. The machine counts its own interval between standing
-    /// steps, in calls of this hook.
+    /// A heartbeat's standing phase (after its allocating half, see [`standing_beat`]; called
+    /// once for every heartbeat that passed, so the calls count time). `oldest_hops` is the hop
+    /// count of the oldest waiting task, if any; the answer is where that task goes. The machine
+    /// counts its own interval between standing steps, in calls of this hook.
     fn tick(&mut self, _env: &Env<'_>, _oldest_hops: Option<u32>) -> Option<usize> {
         None
     }
@@ -298,16 +299,121 @@ pub(crate) mod testing {
     }
 }
 
-/// The allocating half of a heartbeat of a sender-initiated policy; see [`standing_beat`] for
-/// the other half. A heartbeat (at most one per `heartbeat` period, at a poll point) first runs
-/// the allocating phase ([`Machine::place`], `arriving = false`) on the oldest waiting task that
-/// no decision has seen yet, whose hop count is `undecided_hops`, with loads in which that task
-/// is not counted at its creator (it is being decided, not waiting: as a new task in the papers,
-/// decided when it is created). Returns `None` when no task waits undecided, `Some(None)` when
-/// the task stays (it is *standing* from now on), `Some(Some(to))` when it goes to worker `to`.
+/// Allocating decisions a sender-initiated worker may take in a row after a quiet stretch, and
+/// the most standing steps one poll point catches up on ([`Heartbeat`]).
+pub const BURST: u32 = 16;
+
+/// When a sender-initiated worker decides: the heartbeat, kept by both interpreters (the
+/// runtime's worker in nanoseconds, `Heartbeat<u64>`; the simulator's processor in simulated
+/// time, `Heartbeat<f64>`).
 ///
-/// Both interpreters (the runtime's worker, the simulator's engine) follow this rule, carry the
-/// decision out, and then call [`standing_beat`] with the oldest task still waiting.
+/// Every `period` of time is one heartbeat. At each poll point the interpreter calls
+/// [`Heartbeat::poll`], which returns the heartbeats that passed since the last poll point (at
+/// most [`BURST`]): the standing phase ([`standing_beat`]) runs once for each, so that a policy's
+/// `interval` counts time however far apart the poll points are (a worker running tasks of ten
+/// heartbeats each still takes ten standing steps per task). The allocating phase
+/// ([`allocating_beat`]) runs on a token bucket instead: each heartbeat adds one decision's
+/// credit, up to [`BURST`], and the interpreter decides undecided tasks, oldest first, while one
+/// waits and [`Heartbeat::take`] grants credit. Credit that a poll point with nothing undecided
+/// leaves unused stays for the next one, so a burst of coarse spawns after a quiet stretch is
+/// decided task by task, while fine-grained tasks (many per heartbeat) mostly stay home
+/// undecided.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Heartbeat<T> {
+    /// When the last poll point looked.
+    last: T,
+    /// The allocating phase's credit then (time; a decision costs one period).
+    credit: T,
+    /// Time gathered towards the next standing step (less than one period after a poll).
+    standing: T,
+}
+
+/// A time for [`Heartbeat`]: integer nanoseconds (the runtime) or simulated time (the
+/// simulator).
+pub trait BeatTime:
+    Copy + Default + PartialOrd + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
+{
+    /// `self - earlier`, or zero if `earlier` is later.
+    fn since(self, earlier: Self) -> Self;
+    /// Whole periods in `self` (rounded down), saturated at `u32::MAX`.
+    fn periods(self, period: Self) -> u32;
+    /// `n` periods.
+    fn times(period: Self, n: u32) -> Self;
+}
+
+impl BeatTime for u64 {
+    fn since(self, earlier: u64) -> u64 {
+        self.saturating_sub(earlier)
+    }
+    fn periods(self, period: u64) -> u32 {
+        u32::try_from(self / period.max(1)).unwrap_or(u32::MAX)
+    }
+    fn times(period: u64, n: u32) -> u64 {
+        period.saturating_mul(u64::from(n))
+    }
+}
+
+impl BeatTime for f64 {
+    fn since(self, earlier: f64) -> f64 {
+        (self - earlier).max(0.0)
+    }
+    fn periods(self, period: f64) -> u32 {
+        // `as` saturates, and a NaN (a zero period) becomes 0.
+        (self / period).floor() as u32
+    }
+    fn times(period: f64, n: u32) -> f64 {
+        period * f64::from(n)
+    }
+}
+
+impl<T: BeatTime> Heartbeat<T> {
+    /// A poll point at time `now`, heartbeats `period` apart: brings the allocating credit up to
+    /// date and returns how many standing steps are due (at most [`BURST`]).
+    #[inline]
+    pub fn poll(&mut self, now: T, period: T) -> u32 {
+        let elapsed = now.since(self.last);
+        self.last = now;
+        let burst = T::times(period, BURST);
+        let credit = self.credit + elapsed;
+        self.credit = if credit < burst { credit } else { burst };
+        let gathered = self.standing + elapsed;
+        if gathered < period {
+            self.standing = gathered;
+            return 0;
+        }
+        let due = gathered.periods(period);
+        if due >= BURST {
+            self.standing = T::default();
+            BURST
+        } else {
+            self.standing = gathered - T::times(period, due);
+            due
+        }
+    }
+
+    /// Takes one allocating decision's credit if a period's worth has gathered.
+    #[inline]
+    pub fn take(&mut self, period: T) -> bool {
+        let ok = self.credit >= period;
+        if ok {
+            self.credit = self.credit - period;
+        }
+        ok
+    }
+}
+
+/// The allocating half of a heartbeat of a sender-initiated policy; see [`standing_beat`] for
+/// the other half. At a poll point, for each decision's credit the [`Heartbeat`] grants while a
+/// task waits undecided, the allocating phase ([`Machine::place`], `arriving = false`) runs on
+/// the oldest waiting task that no decision has seen yet, whose hop count is `undecided_hops`,
+/// with loads in which that task is not counted at its creator (it is being decided, not
+/// waiting: as a new task in the papers, decided when it is created). Returns `None` when no
+/// task waits undecided, `Some(None)` when the task stays (it is *standing* from now on),
+/// `Some(Some(to))` when it goes to worker `to`.
+///
+/// Both interpreters (the runtime's worker, the simulator's engine) follow this rule, carry each
+/// decision out, and then call [`standing_beat`] once per heartbeat that passed
+/// ([`Heartbeat::poll`]) with the oldest task still waiting.
 pub fn allocating_beat(
     machine: &mut dyn Machine,
     env: &Env<'_>,
@@ -325,7 +431,8 @@ pub fn allocating_beat(
     Some(machine.place(&env, hops, false))
 }
 
-/// The standing half of a heartbeat (after [`allocating_beat`]): the standing phase
+/// The standing half of a heartbeat (after [`allocating_beat`], once for every heartbeat that
+/// passed since the last poll point): the standing phase
 /// ([`Machine::tick`], which counts its own `interval` of heartbeats) for the oldest waiting
 /// task, whose hop count is `oldest_hops` (`None`: nothing waits; the gradient model still
 /// recomputes its proximity). Returns where that task goes.
@@ -357,5 +464,40 @@ impl LoadView for Deciding<'_> {
     }
     fn speed(&self, w: usize) -> f64 {
         self.inner.speed(w)
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod heartbeat_tests {
+    use super::{Heartbeat, BURST};
+
+    #[test]
+    fn standing_steps_count_the_heartbeats_that_passed() {
+        let mut beat = Heartbeat::<u64>::default();
+        // Poll points closer than a period: one step each time a period has gathered.
+        let due: Vec<u32> = [5, 10, 19, 20, 39, 41].map(|t| beat.poll(t, 10)).to_vec();
+        assert_eq!(due, [0, 1, 0, 1, 1, 1]);
+        // A poll point after a long task takes every step that passed, up to BURST.
+        assert_eq!(beat.poll(41 + 75, 10), 7);
+        assert_eq!(beat.poll(1_000_000, 10), BURST);
+        assert_eq!(beat.poll(1_000_005, 10), 0);
+        // Time never runs backwards for the clock, and a stale reading takes nothing.
+        assert_eq!(beat.poll(3, 10), 0);
+    }
+
+    #[test]
+    fn allocating_credit_is_a_token_bucket() {
+        let mut beat = Heartbeat::<u64>::default();
+        beat.poll(25, 10);
+        assert!(beat.take(10) && beat.take(10) && !beat.take(10));
+        // Unused credit stays, up to BURST decisions after a quiet stretch.
+        beat.poll(10_000, 10);
+        let taken = (0..100).take_while(|_| beat.take(10)).count();
+        assert_eq!(taken, BURST as usize);
+        // The simulator's time behaves the same.
+        let mut sim = Heartbeat::<f64>::default();
+        assert_eq!(sim.poll(125.0, 50.0), 2);
+        assert!(sim.take(50.0) && sim.take(50.0) && !sim.take(50.0));
+        assert_eq!(sim.poll(150.0, 50.0), 1);
     }
 }

@@ -1,7 +1,8 @@
-//! The sender-initiated side: at most once per heartbeat, a poll point runs the policy's
-//! allocating phase for the oldest waiting task no decision has seen, then its standing phase for
-//! the oldest waiting task (`policy::machine::allocating_beat`, `standing_beat`); placed tasks
-//! travel as [`Ticket`]s so their waiters can take them back (`docs/sender.md`).
+//! The sender-initiated side: a poll point runs the policy's allocating phase for the oldest
+//! waiting tasks no decision has seen, one per heartbeat's credit, then its standing phase for the
+//! oldest waiting task once per heartbeat that passed (`policy::machine::Heartbeat`,
+//! `allocating_beat`, `standing_beat`); placed tasks travel as [`Ticket`]s so their waiters can
+//! take them back (`docs/sender.md`).
 
 use super::{WorkerThread, JOIN_POLLS_PER_CLOCK};
 use crate::job::{JobRef, Ticket};
@@ -9,9 +10,6 @@ use crate::policy::machine;
 use crate::stats::bump;
 use crate::sync::Ordering;
 use crate::trace::EventKind;
-
-/// Decisions a worker may take in a row after a quiet stretch (see `heartbeat`).
-const BURST: u64 = 16;
 
 impl WorkerThread {
     /// A join poll point whose countdown ran out: adapt the stride to the joins' grain (about
@@ -37,29 +35,28 @@ impl WorkerThread {
         self.heartbeat(now);
     }
 
-    /// A poll point under a sender-initiated policy: decide if a heartbeat's worth of credit has
-    /// gathered since the last decision.
+    /// A poll point under a sender-initiated policy: the heartbeats that passed since the last
+    /// one (`policy::machine::Heartbeat`): the allocating phase for undecided tasks, oldest first,
+    /// while its credit lasts, then the standing phase once per heartbeat passed.
     #[cold]
     #[inline(never)]
     pub(super) fn heartbeat(&self, now: u64) {
-        let registry = &*self.registry;
         // Under loom every poll point is a heartbeat: the models explore every decision point
         // instead of depending on the clock.
-        if !cfg!(loom) {
-            // A token bucket: one decision per heartbeat on average, and up to
-            // [`BURST`] in a row after a quiet stretch, so a burst of coarse spawns is decided
-            // task by task as in the papers while fine-grained tasks mostly stay home.
-            let period = registry.heartbeat_ns;
-            let credit = (self.credit.get() + now.saturating_sub(self.last_beat.get()))
-                .min(period.saturating_mul(BURST));
-            self.last_beat.set(now);
-            if credit < period {
-                self.credit.set(credit);
-                return;
-            }
-            self.credit.set(credit - period);
+        if cfg!(loom) {
+            self.decide();
+            return;
         }
-        self.decide();
+        let period = self.registry.heartbeat_ns;
+        let mut beat = self.beat.get();
+        let standing = beat.poll(now, period);
+        while self.undecided() && beat.take(period) {
+            self.allocate();
+        }
+        self.beat.set(beat);
+        for _ in 0..standing {
+            self.stand();
+        }
     }
 
     /// The decisions of one heartbeat, without its credit: the allocating phase for the oldest
@@ -68,10 +65,20 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     pub(super) fn decide(&self) {
-        // The rule the simulator follows too (`policy::machine::allocating_beat` and
-        // `standing_beat`): the allocating phase for the oldest task no decision has seen, then
-        // the standing phase for the oldest waiting task. Decided tasks form a prefix of the
-        // stack (`kept` of them): decisions go from the front, and pops from the back shrink it.
+        self.allocate();
+        self.stand();
+    }
+
+    /// Whether a task no decision has seen waits on the stack.
+    fn undecided(&self) -> bool {
+        self.stack().len() > self.kept.get()
+    }
+
+    /// The allocating phase for the oldest task no decision has seen, if any
+    /// (`policy::machine::allocating_beat`, the rule the simulator follows too). Decided tasks
+    /// form a prefix of the stack (`kept` of them): decisions go from the front, and pops from
+    /// the back shrink it.
+    fn allocate(&self) {
         let stack = self.stack();
         let env = self.env();
         let kept = self.kept.get().min(stack.len());
@@ -87,6 +94,11 @@ impl WorkerThread {
             Some(None) => self.kept.set(kept + 1),
             None => self.kept.set(kept),
         }
+    }
+
+    /// One heartbeat's standing phase for the oldest waiting task
+    /// (`policy::machine::standing_beat`).
+    fn stand(&self) {
         let stack = self.stack();
         let oldest = stack.front().map(|job| job.hops());
         let env = self.env();
