@@ -298,6 +298,57 @@ fn bridges_run_by_yield_now() {
     });
 }
 
+/// Rounds of bridges in pool `a` whose `next` runs a loop in pool `b`, whose work goes back
+/// into `a` in the rounds `round_trip` picks; the consumer bridges inside `b` unless
+/// `with_consumer` is off. Then both pools must still work and their books balance.
+fn bridges_through_two_pools(
+    a: &ThreadPool,
+    b: &ThreadPool,
+    rounds: u64,
+    round_trip: impl Fn(u64) -> bool + Sync,
+    with_consumer: bool,
+    what: &str,
+) {
+    a.install(|| {
+        for round in 0..rounds {
+            let n = 10 + round % 30;
+            let back = round_trip(round);
+            let mut got: Vec<u64> = (0..n)
+                .map(|x| {
+                    let s: u64 = b.install(|| {
+                        (0..4u64)
+                            .into_par_iter()
+                            .map(|y| {
+                                if back {
+                                    a.install(|| pool_work(x + y)) + y
+                                } else {
+                                    pool_work(x + y) + y
+                                }
+                            })
+                            .sum()
+                    });
+                    assert_eq!(s, 6);
+                    x
+                })
+                .par_bridge()
+                .map(|x| {
+                    if with_consumer {
+                        let c = b.install(|| busy_bridge(x % 9, x).len() as u64);
+                        assert_eq!(c, x % 9);
+                    }
+                    x
+                })
+                .collect();
+            got.sort_unstable();
+            check_all(&got, n, &format!("{what}, round {round}"));
+        }
+    });
+    still_works(a, what);
+    still_works(b, what);
+    assert_balanced(a, what);
+    assert_balanced(b, what);
+}
+
 /// `next` whose work goes through another pool (`install` of pool B from pool A), and consumers
 /// that bridge inside pool B.
 #[test]
@@ -310,45 +361,9 @@ fn bridges_across_two_pools() {
                 let a = pool(pa, Topology::Hypercube, wa);
                 let b = pool(pb, Topology::Hypercube, wb);
                 let what = format!("A {pa} x {wa}, B {pb} x {wb}");
-                a.install(|| {
-                    for round in 0..reps(10) as u64 {
-                        let n = 10 + round % 30;
-                        let b = &b;
-                        let mut got: Vec<u64> = (0..n)
-                            .map(|x| {
-                                // B runs a loop of pool work; in every other round that work
-                                // goes back into A (a round trip: A's participants must run
-                                // it, see `cross_pool_round_trip_in_next_completes`).
-                                let s: u64 = b.install(|| {
-                                    (0..4u64)
-                                        .into_par_iter()
-                                        .map(|y| {
-                                            if round % 2 == 0 {
-                                                a.install(|| pool_work(x + y)) + y
-                                            } else {
-                                                pool_work(x + y) + y
-                                            }
-                                        })
-                                        .sum()
-                                });
-                                assert_eq!(s, 6);
-                                x
-                            })
-                            .par_bridge()
-                            .map(|x| {
-                                let c = b.install(|| busy_bridge(x % 9, x).len() as u64);
-                                assert_eq!(c, x % 9);
-                                x
-                            })
-                            .collect();
-                        got.sort_unstable();
-                        check_all(&got, n, &format!("{what}, round {round}"));
-                    }
-                });
-                still_works(&a, &what);
-                still_works(&b, &what);
-                assert_balanced(&a, &what);
-                assert_balanced(&b, &what);
+                // In every other round B's work goes back into A (a round trip: A's
+                // participants must run it, see `cross_pool_round_trip_in_next_completes`).
+                bridges_through_two_pools(&a, &b, reps(10) as u64, |r| r % 2 == 0, true, &what);
             }
         }
     });
@@ -603,6 +618,36 @@ fn slow_next_with_nested_participants_leaves_nothing() {
                     }
                 }
             });
+        });
+    });
+}
+
+/// A bridge run by a `Drop` while its thread unwinds from an unrelated panic gets every item:
+/// only a panic that starts inside `next` ends a bridge early (a lock guard taken during the
+/// unwind must not read the unwind as a panic of its own; it did, and the bridge came back with
+/// one item).
+#[test]
+fn a_bridge_run_by_a_drop_during_a_panic_gets_every_item() {
+    struct BridgeOnDrop<'a>(&'a AtomicUsize);
+    impl Drop for BridgeOnDrop<'_> {
+        fn drop(&mut self) {
+            let v: Vec<u64> = busy_source(200, 7).par_bridge().collect();
+            self.0.store(v.len(), Ordering::Relaxed);
+        }
+    }
+    within(LIMIT, "a bridge in a drop during a panic", || {
+        every_pool(&[1, 2, 4], |pool, what, _| {
+            for _ in 0..reps(3) {
+                let got = AtomicUsize::new(0);
+                let r = pool.install(|| {
+                    catch_unwind(AssertUnwindSafe(|| {
+                        let _bridge = BridgeOnDrop(&got);
+                        panic!("an unrelated panic");
+                    }))
+                });
+                assert!(r.is_err(), "{what}: the panic was lost");
+                assert_eq!(got.load(Ordering::Relaxed), 200, "{what}: items collected");
+            }
         });
     });
 }
@@ -867,38 +912,7 @@ fn cross_pool_round_trip_in_next_completes() {
         let a = pool(pa, Topology::Hypercube, wa);
         let b = pool(pb, Topology::Hypercube, wb);
         let what = format!("A {pa} x {wa}, B {pb} x {wb}");
-        a.install(|| {
-            for round in 0..rounds {
-                let n = 10 + round % 30;
-                let (a, b) = (&a, &b);
-                let mut got: Vec<u64> = (0..n)
-                    .map(|x| {
-                        let s: u64 = b.install(|| {
-                            (0..4u64)
-                                .into_par_iter()
-                                .map(|y| a.install(|| pool_work(x + y)) + y)
-                                .sum()
-                        });
-                        assert_eq!(s, 6);
-                        x
-                    })
-                    .par_bridge()
-                    .map(|x| {
-                        if with_consumer {
-                            let c = b.install(|| busy_bridge(x % 9, x).len() as u64);
-                            assert_eq!(c, x % 9);
-                        }
-                        x
-                    })
-                    .collect();
-                got.sort_unstable();
-                check_all(&got, n, &format!("{what}, round {round}"));
-            }
-        });
-        still_works(&a, &what);
-        still_works(&b, &what);
-        assert_balanced(&a, &what);
-        assert_balanced(&b, &what);
+        bridges_through_two_pools(&a, &b, rounds, |_| true, with_consumer, &what);
     });
 }
 

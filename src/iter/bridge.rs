@@ -23,8 +23,12 @@
 //! Waiting that way is safe only where the waiter has nothing below it on its thread that the
 //! holder could be waiting for. So how a participant waits depends on what is below it:
 //!
-//! - **Nothing suspended** (the participant is the caller's own, or a task its worker's main
-//!   loop started): it waits for the lock as above. Below it on its thread there is only the
+//! - **Nothing suspended** (`runs_nested` is false: at most one task is in execution on the
+//!   thread, the one that runs the participant; the participant is the caller's own, or a task
+//!   its worker's main loop started): it waits for the lock as above. (Two frames suspended
+//!   without a task of their own above them do not count: a task a waiter took back, which is
+//!   exactly what that waiter waits for, and the caller's frame on a thread the pool adopted
+//!   with `use_current_thread`, which no task waits for.) Below it on its thread there is only the
 //!   task that runs it: its own scope task, or the task that called `par_bridge`. The holder
 //!   waits only for tasks made inside its `next` and their descendants, all newer than the
 //!   bridge, so neither of those is among them. Tasks the waiter runs meanwhile sit *above* it
@@ -45,6 +49,15 @@
 //!
 //! While one worker is inside `next` the others run whatever the pool has, including the
 //! tasks `next` makes, so work that `next` does in parallel is helped.
+//!
+//! **A cost of waiting that way.** The caller spawns one participant per other worker. A
+//! worker that waits for the lock may pick up one of those that no other worker has started
+//! yet; it is already a participant, so that one returns at once, and the worker that could
+//! have used it is left out. So with three or more workers and a contended lock, fewer than
+//! all workers may end up taking part. When the lock is contended the iterator's `next` is the
+//! bottleneck, which fewer participants keep busy just as well; when items are costly,
+//! participants rarely wait, and idle workers take the spawned participants first. (Measured
+//! only at 2 workers: `examples/compat.rs`.)
 //!
 //! **What is left to the user.** A `next` or a consumer that blocks outside the pool (on a
 //! channel, on a lock of its own) keeps its worker from serving the pool meanwhile, as it would

@@ -24,8 +24,8 @@
 //!   not zero, wake every worker whose `waiting` flag is set (`Sleep::notify_worker`, which
 //!   wakes it only if it sleeps).
 //!
-//! **Why no wake-up is lost.** A waiter sleeps only through `Sleep::sleep`, which announces the
-//! sleep, issues a SeqCst fence `Fw`, and then runs the re-check, which includes the probe.
+//! **Why no wake-up is lost.** In its own wait, a waiter sleeps only through `Sleep::sleep`,
+//! which announces the sleep, issues a SeqCst fence `Fw`, and then runs the re-check, which includes the probe.
 //! The waiter's `waiting[i]` store comes before `Fw` in its program order; the releaser's
 //! `locked = false` store comes before its own fence `Fr`, and its reads of `waiters` and
 //! `waiting[i]` after. SeqCst fences are totally ordered:
@@ -35,9 +35,15 @@
 //! - if `Fw` comes first, the releaser sees `waiters > 0` and `waiting[i]`, and the waiter's
 //!   sleep announcement, so `notify_worker` wakes it.
 //!
+//! The argument covers the sleep of the waiter's own wait. A waiter may also sleep inside a task
+//! it picked up while it waited (that task waits for a `join` of its own): a release then wakes
+//! it there, the inner wait finds its own latch unset and sleeps again, and the lock is probed
+//! next when that task returns, first thing in the outer wait's loop. That is no lost wake-up:
+//! the waiter could not take the lock before the task returns anyway, and the task's completion
+//! never needs the lock (`iter::bridge` argues why for its participants).
+//!
 //! Every waiter flagged at a release is woken (only sleeping ones need it), not just one. A
-//! woken waiter that finds the lock taken again goes back to its wait; one whose thread is busy
-//! in a task it took meanwhile comes back to the probe when that task ends. The broken variant
+//! woken waiter that finds the lock taken again goes back to its wait. The broken variant
 //! `loom-broken-lock` reads `waiters` *before* storing `locked = false`: loom then finds a waiter
 //! that registered in between sleeping forever beside a free lock (`lock/loom_tests.rs`).
 //!
@@ -47,8 +53,9 @@
 //! below the waiter on its stack. `iter::bridge` argues this for its participants (a
 //! participant that runs on top of a suspended task never waits; it only tries).
 //!
-//! **Panics.** A guard dropped while its thread panics marks the lock poisoned before the
-//! release; the next holder sees the flag (the Release/Acquire pair on `locked` orders it) and
+//! **Panics.** A guard dropped while its thread panics, by a panic that began while the guard
+//! held the lock, marks the lock poisoned before the release (a guard taken during an unwind,
+//! by a `Drop` that uses the lock, poisons nothing, as with `std::sync::Mutex`); the next holder sees the flag (the Release/Acquire pair on `locked` orders it) and
 //! decides what to do ([`PoolGuard::poisoned`]).
 
 use crate::latch::Probe;
@@ -72,8 +79,6 @@ pub(crate) struct PoolLock<T> {
 // Release/Acquire pair on `locked` orders one holder's accesses before the next one's. `T:
 // Send` because the value moves between holders' threads.
 unsafe impl<T: Send> Sync for PoolLock<T> {}
-// SAFETY: as above; the lock owns its `T`.
-unsafe impl<T: Send> Send for PoolLock<T> {}
 
 impl<T> PoolLock<T> {
     /// A lock over `value` for a pool of `workers` workers.
@@ -101,16 +106,17 @@ impl<T> PoolLock<T> {
     pub(crate) fn try_lock<'a>(&'a self, registry: &'a Registry) -> Option<PoolGuard<'a, T>> {
         // `then`, not `then_some`: a guard made eagerly and dropped on failure would release
         // somebody else's lock.
-        self.try_acquire().then(|| PoolGuard {
-            lock: self,
-            registry,
-        })
+        self.try_acquire().then(|| PoolGuard::new(self, registry))
     }
 
     /// Takes the lock, waiting for it as a latch if it is busy: `worker` (the current thread's)
     /// runs other tasks of its pool meanwhile and sleeps when it finds none (module docs).
     pub(crate) fn lock_waiting<'a>(&'a self, worker: &'a WorkerThread) -> PoolGuard<'a, T> {
         let registry = &*worker.registry;
+        debug_assert!(
+            worker.index < self.waiting.len(),
+            "a PoolLock is waited for by workers of the pool it was made for"
+        );
         if let Some(guard) = self.try_lock(registry) {
             return guard;
         }
@@ -124,10 +130,7 @@ impl<T> PoolLock<T> {
         worker.wait_until(&probe);
         self.waiters.fetch_sub(1, Ordering::Relaxed);
         flag.store(false, Ordering::Relaxed);
-        PoolGuard {
-            lock: self,
-            registry,
-        }
+        PoolGuard::new(self, registry)
     }
 
     /// Releases the lock and wakes its waiters (module docs, "Release").
@@ -176,9 +179,21 @@ impl<T> Probe for Acquiring<'_, T> {
 pub(crate) struct PoolGuard<'a, T> {
     lock: &'a PoolLock<T>,
     registry: &'a Registry,
+    /// The thread was already unwinding when it took the lock (a `Drop` that runs during a
+    /// panic can use the lock): only a panic that starts while the lock is held poisons it.
+    panicking: bool,
 }
 
-impl<T> PoolGuard<'_, T> {
+impl<'a, T> PoolGuard<'a, T> {
+    /// The guard of a lock the caller has just acquired.
+    fn new(lock: &'a PoolLock<T>, registry: &'a Registry) -> Self {
+        PoolGuard {
+            lock,
+            registry,
+            panicking: std::thread::panicking(),
+        }
+    }
+
     /// Runs `f` on the locked value.
     pub(crate) fn with<R>(&mut self, f: impl FnOnce(&mut T) -> R) -> R {
         // SAFETY: this guard holds the lock, so no other thread reaches the value until it is
@@ -194,7 +209,7 @@ impl<T> PoolGuard<'_, T> {
 
 impl<T> Drop for PoolGuard<'_, T> {
     fn drop(&mut self) {
-        if std::thread::panicking() {
+        if !self.panicking && std::thread::panicking() {
             // Relaxed: the release below publishes it to the next holder.
             self.lock.poisoned.store(true, Ordering::Relaxed);
         }

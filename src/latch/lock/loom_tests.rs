@@ -1,16 +1,20 @@
-//! Loom model of [`PoolLock`](super::PoolLock) (`docs/loom.md`): a one-worker pool (real
+//! Loom models of [`PoolLock`](super::PoolLock) (`docs/loom.md`): a one-worker pool (real
 //! registry, real worker loop and sleep) waits for the lock with `lock_waiting` while a plain
 //! loom thread, standing in for the holder on another worker, writes the value and releases.
+//! Under random polling the worker waits the stealing way (`search_stealing`); under random
+//! allocation a pool of one waits the placing way (`search_placing`, with its own sleep
+//! re-check).
 
 use super::PoolLock;
 use crate::registry::WorkerThread;
-use crate::sync::loom_check::{model, pool, SendPtr};
+use crate::sync::loom_check::{model, pool_with, SendPtr};
+use crate::Policy;
 
 /// The waiter must get the lock once the holder releases it (else it sleeps beside a free lock
 /// and loom reports a deadlock), and must see the holder's write (else loom reports a causality
 /// violation on the value's cell).
-fn waiter_wakes_and_sees_the_value() {
-    let pool = pool(1);
+fn waiter_wakes_and_sees_the_value(policy: Policy) {
+    let pool = pool_with(1, policy);
     let value = pool.install(|| {
         // SAFETY: inside `install`, on a worker whose `WorkerThread` outlives this job.
         let worker = unsafe { &*WorkerThread::current() };
@@ -42,16 +46,33 @@ fn waiter_wakes_and_sees_the_value() {
 #[test]
 #[cfg_attr(feature = "loom-broken-lock", ignore = "broken variant on")]
 fn pool_lock_wakes_its_waiter() {
-    model(waiter_wakes_and_sees_the_value);
+    model(|| waiter_wakes_and_sees_the_value(Policy::RandomPolling));
 }
 
-/// Looking for waiters before the lock is free misses one that registers in between.
+#[test]
+#[cfg_attr(feature = "loom-broken-lock", ignore = "broken variant on")]
+fn pool_lock_wakes_its_placing_waiter() {
+    model(|| waiter_wakes_and_sees_the_value(Policy::RandomAlloc));
+}
+
+/// Looking for waiters before the lock is free misses one that registers in between, whichever
+/// way it waits.
 #[test]
 #[cfg(feature = "loom-broken-lock")]
 fn pool_lock_wakes_its_waiter_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, DEADLOCK};
     assert_rejected(
         "latch::lock::loom_tests::pool_lock_wakes_its_waiter",
+        &[DEADLOCK],
+    );
+}
+
+#[test]
+#[cfg(feature = "loom-broken-lock")]
+fn pool_lock_wakes_its_placing_waiter_rejects_broken_variant() {
+    use crate::sync::loom_check::{assert_rejected, DEADLOCK};
+    assert_rejected(
+        "latch::lock::loom_tests::pool_lock_wakes_its_placing_waiter",
         &[DEADLOCK],
     );
 }
