@@ -143,19 +143,35 @@ fn still_works(pool: &ThreadPool, what: &str) {
     });
 }
 
-/// Runs `body` on a fresh pool of every policy at each of the worker counts, then checks that
-/// the pool still works and that its books balance.
-fn every_pool(workers: &[usize], body: impl Fn(&ThreadPool, &str, usize)) {
-    for policy in Policy::all() {
-        for &count in workers {
-            let pool = pool(policy, Topology::Hypercube, count);
-            let what = format!("{policy} x {count}");
-            body(&pool, &what, count);
-            still_works(&pool, &what);
-            assert_balanced(&pool, &what);
-            pool.shutdown();
+/// Under a watchdog (`LIMIT`, the test named `label`), runs `body` on a fresh pool of every
+/// policy at each of the worker counts, then checks that the pool still works and that its books
+/// balance.
+fn every_pool(
+    label: &str,
+    workers: &'static [usize],
+    body: impl Fn(&ThreadPool, &str, usize) + Send + 'static,
+) {
+    within(LIMIT, label, move || {
+        for policy in Policy::all() {
+            for &count in workers {
+                let pool = pool(policy, Topology::Hypercube, count);
+                let what = format!("{policy} x {count}");
+                body(&pool, &what, count);
+                still_works(&pool, &what);
+                assert_balanced(&pool, &what);
+                pool.shutdown();
+            }
         }
-    }
+    });
+}
+
+/// Runs `body(round)` inside `pool` for `base` rounds (times `HYPERSTEAL_ADV_REPS`).
+fn rounds(pool: &ThreadPool, base: usize, body: impl Fn(u64) + Sync) {
+    pool.install(|| {
+        for round in 0..reps(base) as u64 {
+            body(round);
+        }
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -165,14 +181,10 @@ fn every_pool(workers: &[usize], body: impl Fn(&ThreadPool, &str, usize)) {
 /// yield), every policy, 1 to 4 workers, many rounds.
 #[test]
 fn busy_next_and_consumer_every_policy_small_pools() {
-    within(LIMIT, "busy next and consumer", || {
-        every_pool(&[1, 2, 3, 4], |pool, what, _| {
-            pool.install(|| {
-                for round in 0..reps(40) as u64 {
-                    let n = 1 + (round * 17) % 60;
-                    check_all(&busy_bridge(n, round), n, &format!("{what}, round {round}"));
-                }
-            });
+    every_pool("busy next and consumer", &[1, 2, 3, 4], |pool, what, _| {
+        rounds(pool, 40, |round| {
+            let n = 1 + (round * 17) % 60;
+            check_all(&busy_bridge(n, round), n, &format!("{what}, round {round}"));
         });
     });
 }
@@ -181,14 +193,10 @@ fn busy_next_and_consumer_every_policy_small_pools() {
 /// descheduled while they hold the lock or wait inside `next`'s work.
 #[test]
 fn busy_next_and_consumer_oversubscribed() {
-    within(LIMIT, "busy next, oversubscribed", || {
-        every_pool(&[16, 64], |pool, what, _| {
-            pool.install(|| {
-                for round in 0..reps(6) as u64 {
-                    let n = 20 + (round * 29) % 80;
-                    check_all(&busy_bridge(n, round), n, &format!("{what}, round {round}"));
-                }
-            });
+    every_pool("busy next, oversubscribed", &[16, 64], |pool, what, _| {
+        rounds(pool, 6, |round| {
+            let n = 20 + (round * 29) % 80;
+            check_all(&busy_bridge(n, round), n, &format!("{what}, round {round}"));
         });
     });
 }
@@ -215,38 +223,33 @@ fn busy_bridges_from_many_outside_threads() {
 /// from inside a parallel loop: the chains of waits across bridges the module docs order.
 #[test]
 fn concurrent_bridges_from_scope_join_and_loops() {
-    within(LIMIT, "concurrent bridges", || {
-        every_pool(&[2, 3, 4], |pool, what, _| {
-            pool.install(|| {
-                for round in 0..reps(8) as u64 {
-                    hypersteal::scope(|s| {
-                        for k in 0..3u64 {
-                            let what = &what;
-                            s.spawn(move |_| {
-                                let n = 15 + k * 7;
-                                check_all(&busy_bridge(n, round + k), n, what);
-                            });
-                        }
+    every_pool("concurrent bridges", &[2, 3, 4], |pool, what, _| {
+        rounds(pool, 8, |round| {
+            hypersteal::scope(|s| {
+                for k in 0..3u64 {
+                    let what = &what;
+                    s.spawn(move |_| {
+                        let n = 15 + k * 7;
+                        check_all(&busy_bridge(n, round + k), n, what);
                     });
-                    let (a, b) =
-                        hypersteal::join(|| busy_bridge(25, round), || busy_bridge(31, round + 1));
-                    check_all(&a, 25, what);
-                    check_all(&b, 31, what);
-                    // b of a join whose a is long and has no poll points.
-                    let (_, b) = hypersteal::join(
-                        || common::spin_for(Duration::from_micros(300)),
-                        || busy_bridge(17, round),
-                    );
-                    check_all(&b, 17, what);
-                    let all: Vec<Vec<u64>> = (0..6u64)
-                        .into_par_iter()
-                        .map(|i| busy_bridge(5 + i * 3, round + i))
-                        .collect();
-                    for (i, v) in all.iter().enumerate() {
-                        check_all(v, 5 + i as u64 * 3, what);
-                    }
                 }
             });
+            let (a, b) = hypersteal::join(|| busy_bridge(25, round), || busy_bridge(31, round + 1));
+            check_all(&a, 25, what);
+            check_all(&b, 31, what);
+            // b of a join whose a is long and has no poll points.
+            let (_, b) = hypersteal::join(
+                || common::spin_for(Duration::from_micros(300)),
+                || busy_bridge(17, round),
+            );
+            check_all(&b, 17, what);
+            let all: Vec<Vec<u64>> = (0..6u64)
+                .into_par_iter()
+                .map(|i| busy_bridge(5 + i * 3, round + i))
+                .collect();
+            for (i, v) in all.iter().enumerate() {
+                check_all(v, 5 + i as u64 * 3, what);
+            }
         });
     });
 }
@@ -256,44 +259,40 @@ fn concurrent_bridges_from_scope_join_and_loops() {
 /// is a bridge too.
 #[test]
 fn bridges_run_by_yield_now() {
-    within(LIMIT, "bridges run by yield_now", || {
-        every_pool(&[1, 2, 4], |pool, what, _| {
-            pool.install(|| {
-                for round in 0..reps(10) as u64 {
-                    let done = AtomicUsize::new(0);
-                    hypersteal::scope(|s| {
-                        for k in 0..4u64 {
-                            let (done, what) = (&done, &what);
-                            s.spawn(move |_| {
-                                let n = 10 + k * 5;
-                                check_all(&busy_bridge(n, round + k), n, what);
-                                done.fetch_add(1, Ordering::Release);
-                            });
-                        }
-                        // Yield (running the spawned bridges here) until they are done, the
-                        // yielder inside a bridge's `next` of its own.
-                        let mut outer: Vec<u64> = (0..8u64)
-                            .map(|x| {
-                                let _ = hypersteal::yield_now();
-                                x
-                            })
-                            .par_bridge()
-                            .collect();
-                        outer.sort_unstable();
-                        check_all(&outer, 8, what);
-                        let start = Instant::now();
-                        while done.load(Ordering::Acquire) < 4 {
-                            if hypersteal::yield_now().is_none() {
-                                break;
-                            }
-                            if start.elapsed() > Duration::from_secs(60) {
-                                panic!("{what}: yielding found the bridges never done");
-                            }
-                        }
+    every_pool("bridges run by yield_now", &[1, 2, 4], |pool, what, _| {
+        rounds(pool, 10, |round| {
+            let done = AtomicUsize::new(0);
+            hypersteal::scope(|s| {
+                for k in 0..4u64 {
+                    let (done, what) = (&done, &what);
+                    s.spawn(move |_| {
+                        let n = 10 + k * 5;
+                        check_all(&busy_bridge(n, round + k), n, what);
+                        done.fetch_add(1, Ordering::Release);
                     });
-                    assert_eq!(done.load(Ordering::Relaxed), 4, "{what}");
+                }
+                // Yield (running the spawned bridges here) until they are done, the
+                // yielder inside a bridge's `next` of its own.
+                let mut outer: Vec<u64> = (0..8u64)
+                    .map(|x| {
+                        let _ = hypersteal::yield_now();
+                        x
+                    })
+                    .par_bridge()
+                    .collect();
+                outer.sort_unstable();
+                check_all(&outer, 8, what);
+                let start = Instant::now();
+                while done.load(Ordering::Acquire) < 4 {
+                    if hypersteal::yield_now().is_none() {
+                        break;
+                    }
+                    if start.elapsed() > Duration::from_secs(60) {
+                        panic!("{what}: yielding found the bridges never done");
+                    }
                 }
             });
+            assert_eq!(done.load(Ordering::Relaxed), 4, "{what}");
         });
     });
 }
@@ -372,31 +371,31 @@ fn bridges_across_two_pools() {
 /// A bridge inside a bridge inside a bridge's `next`, all in one pool.
 #[test]
 fn bridges_nested_in_next_three_deep() {
-    within(LIMIT, "bridges nested three deep", || {
-        every_pool(&[2, 3, 4, 16], |pool, what, _| {
-            pool.install(|| {
-                for round in 0..reps(5) as u64 {
-                    let mut got: Vec<u64> = (0..12u64)
-                        .map(|x| {
-                            let inner: u64 = (0..6u64)
-                                .map(|y| {
-                                    let v: Vec<u64> = busy_source(5, x + y).par_bridge().collect();
-                                    assert_eq!(v.len(), 5);
-                                    y
-                                })
-                                .par_bridge()
-                                .sum();
-                            assert_eq!(inner, 15);
-                            x
-                        })
-                        .par_bridge()
-                        .collect();
-                    got.sort_unstable();
-                    check_all(&got, 12, &format!("{what}, round {round}"));
-                }
+    every_pool(
+        "bridges nested three deep",
+        &[2, 3, 4, 16],
+        |pool, what, _| {
+            rounds(pool, 5, |round| {
+                let mut got: Vec<u64> = (0..12u64)
+                    .map(|x| {
+                        let inner: u64 = (0..6u64)
+                            .map(|y| {
+                                let v: Vec<u64> = busy_source(5, x + y).par_bridge().collect();
+                                assert_eq!(v.len(), 5);
+                                y
+                            })
+                            .par_bridge()
+                            .sum();
+                        assert_eq!(inner, 15);
+                        x
+                    })
+                    .par_bridge()
+                    .collect();
+                got.sort_unstable();
+                check_all(&got, 12, &format!("{what}, round {round}"));
             });
-        });
-    });
+        },
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -406,42 +405,38 @@ fn bridges_nested_in_next_three_deep() {
 /// item went through the consumer exactly once (nobody stopped early while items remained).
 #[test]
 fn find_any_and_any_with_busy_next() {
-    within(LIMIT, "find_any / any", || {
-        every_pool(&[1, 2, 3, 4, 16], |pool, what, _| {
-            pool.install(|| {
-                for round in 0..reps(15) as u64 {
-                    let n = 30 + round % 40;
-                    let target = (round * 11) % n;
-                    let found = busy_source(n, round)
-                        .par_bridge()
-                        .find_any(|&x| pool_work(x + round) + x == target);
-                    assert_eq!(found, Some(target), "{what}, round {round}");
-                    assert!(
-                        busy_source(n, round).par_bridge().any(|x| x == target),
-                        "{what}"
-                    );
-                    let seen = AtomicUsize::new(0);
-                    let none = busy_source(n, round).par_bridge().find_any(|&x| {
-                        seen.fetch_add(1, Ordering::Relaxed);
-                        pool_work(x) + x == n
-                    });
-                    assert_eq!(none, None, "{what}");
-                    assert_eq!(
-                        seen.load(Ordering::Relaxed),
-                        n as usize,
-                        "{what}: items seen"
-                    );
-                    assert!(busy_source(n, round).par_bridge().all(|x| x < n), "{what}");
-                    let r: Result<(), u64> = busy_source(n, round).par_bridge().try_for_each(|x| {
-                        if x == target {
-                            Err(x)
-                        } else {
-                            Ok(())
-                        }
-                    });
-                    assert_eq!(r, Err(target), "{what}");
+    every_pool("find_any / any", &[1, 2, 3, 4, 16], |pool, what, _| {
+        rounds(pool, 15, |round| {
+            let n = 30 + round % 40;
+            let target = (round * 11) % n;
+            let found = busy_source(n, round)
+                .par_bridge()
+                .find_any(|&x| pool_work(x + round) + x == target);
+            assert_eq!(found, Some(target), "{what}, round {round}");
+            assert!(
+                busy_source(n, round).par_bridge().any(|x| x == target),
+                "{what}"
+            );
+            let seen = AtomicUsize::new(0);
+            let none = busy_source(n, round).par_bridge().find_any(|&x| {
+                seen.fetch_add(1, Ordering::Relaxed);
+                pool_work(x) + x == n
+            });
+            assert_eq!(none, None, "{what}");
+            assert_eq!(
+                seen.load(Ordering::Relaxed),
+                n as usize,
+                "{what}: items seen"
+            );
+            assert!(busy_source(n, round).par_bridge().all(|x| x < n), "{what}");
+            let r: Result<(), u64> = busy_source(n, round).par_bridge().try_for_each(|x| {
+                if x == target {
+                    Err(x)
+                } else {
+                    Ok(())
                 }
             });
+            assert_eq!(r, Err(target), "{what}");
         });
     });
 }
@@ -453,66 +448,64 @@ fn find_any_and_any_with_busy_next() {
 /// reaches the caller; the pool keeps working and its books balance.
 #[test]
 fn panics_in_next_and_consumer_reach_the_caller() {
-    within(LIMIT, "panics in bridges", || {
-        every_pool(&[1, 2, 3, 4, 16], |pool, what, _| {
-            for round in 0..reps(6) as u64 {
-                let n = 40u64;
-                let k = (round * 7) % n;
-                // `next` panics after its pool work.
-                let r = pool.install(|| {
-                    catch_unwind(AssertUnwindSafe(|| {
-                        busy_source(n, round)
-                            .map(|x| {
-                                assert!(x != k, "boom in next");
-                                x
-                            })
-                            .par_bridge()
-                            .map(|x| x + pool_work(x))
-                            .count()
-                    }))
-                });
-                assert!(r.is_err(), "{what}: a panic in next was lost");
-                // `next`'s pool work panics (inside a join's b).
-                let r = pool.install(|| {
-                    catch_unwind(AssertUnwindSafe(|| {
-                        (0..n)
-                            .map(|x| {
-                                hypersteal::join(
-                                    || pool_work(x),
-                                    || assert!(x != k, "boom in next's b"),
-                                );
-                                x
-                            })
-                            .par_bridge()
-                            .map(|x| x + pool_work(x))
-                            .count()
-                    }))
-                });
-                assert!(r.is_err(), "{what}: a panic in next's work was lost");
-                // The consumer panics after pool work, with a busy `next`.
-                let r = pool.install(|| {
-                    catch_unwind(AssertUnwindSafe(|| {
-                        busy_source(n, round).par_bridge().for_each(|x| {
-                            pool_work(x * 3);
-                            assert!(x != k, "boom in the consumer");
+    every_pool("panics in bridges", &[1, 2, 3, 4, 16], |pool, what, _| {
+        for round in 0..reps(6) as u64 {
+            let n = 40u64;
+            let k = (round * 7) % n;
+            // `next` panics after its pool work.
+            let r = pool.install(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    busy_source(n, round)
+                        .map(|x| {
+                            assert!(x != k, "boom in next");
+                            x
                         })
-                    }))
-                });
-                assert!(r.is_err(), "{what}: a panic in the consumer was lost");
-                // The consumer panics inside a nested bridge.
-                let r = pool.install(|| {
-                    catch_unwind(AssertUnwindSafe(|| {
-                        busy_source(n, round).par_bridge().for_each(|x| {
-                            (0..5u64)
-                                .par_bridge()
-                                .for_each(|y| assert!(x != k || y != 3, "boom nested"));
+                        .par_bridge()
+                        .map(|x| x + pool_work(x))
+                        .count()
+                }))
+            });
+            assert!(r.is_err(), "{what}: a panic in next was lost");
+            // `next`'s pool work panics (inside a join's b).
+            let r = pool.install(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    (0..n)
+                        .map(|x| {
+                            hypersteal::join(
+                                || pool_work(x),
+                                || assert!(x != k, "boom in next's b"),
+                            );
+                            x
                         })
-                    }))
-                });
-                assert!(r.is_err(), "{what}: a panic in a nested bridge was lost");
-                still_works(pool, &format!("{what}, round {round}"));
-            }
-        });
+                        .par_bridge()
+                        .map(|x| x + pool_work(x))
+                        .count()
+                }))
+            });
+            assert!(r.is_err(), "{what}: a panic in next's work was lost");
+            // The consumer panics after pool work, with a busy `next`.
+            let r = pool.install(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    busy_source(n, round).par_bridge().for_each(|x| {
+                        pool_work(x * 3);
+                        assert!(x != k, "boom in the consumer");
+                    })
+                }))
+            });
+            assert!(r.is_err(), "{what}: a panic in the consumer was lost");
+            // The consumer panics inside a nested bridge.
+            let r = pool.install(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    busy_source(n, round).par_bridge().for_each(|x| {
+                        (0..5u64)
+                            .par_bridge()
+                            .for_each(|y| assert!(x != k || y != 3, "boom nested"));
+                    })
+                }))
+            });
+            assert!(r.is_err(), "{what}: a panic in a nested bridge was lost");
+            still_works(pool, &format!("{what}, round {round}"));
+        }
     });
 }
 
@@ -524,8 +517,10 @@ fn panics_in_next_and_consumer_reach_the_caller() {
 /// worker at once, and bridges started by fire-and-forget `spawn`s.
 #[test]
 fn bridges_with_broadcasts_and_spawns() {
-    within(LIMIT, "bridges with broadcasts and spawns", || {
-        every_pool(&[1, 2, 3, 4], |pool, what, workers| {
+    every_pool(
+        "bridges with broadcasts and spawns",
+        &[1, 2, 3, 4],
+        |pool, what, workers| {
             for round in 0..reps(6) as u64 {
                 let n = 12 + round % 10;
                 let mut got: Vec<u64> = pool.install(|| {
@@ -576,50 +571,50 @@ fn bridges_with_broadcasts_and_spawns() {
                 }
                 assert_eq!(count, 3, "{what}");
             }
-        });
-    });
+        },
+    );
 }
 
 /// A `next` that holds the lock a long time (it sleeps, then runs pool work) while participants
 /// started in waits (nested: they only try the lock and give up) come and go: no item is left.
 #[test]
 fn slow_next_with_nested_participants_leaves_nothing() {
-    within(LIMIT, "slow next, nested participants", || {
-        every_pool(&[2, 3, 4, 16], |pool, what, _| {
-            pool.install(|| {
-                for round in 0..reps(3) as u64 {
-                    // The bridges start inside waits (`join`'s b while a spins; scope tasks
-                    // of a scope whose tasks wait), so many participants run nested.
-                    let results: Vec<Vec<u64>> = (0..4u64)
-                        .into_par_iter()
-                        .map(|k| {
-                            let (_, v) = hypersteal::join(
-                                || common::spin_for(Duration::from_micros(100)),
-                                || {
-                                    let mut v: Vec<u64> = (0..20u64)
-                                        .map(|x| {
-                                            if x % 3 == k % 3 {
-                                                std::thread::sleep(Duration::from_micros(300));
-                                            }
-                                            x + pool_work(x + k + round)
-                                        })
-                                        .par_bridge()
-                                        .map(|x| x + pool_work(x * 5 + k))
-                                        .collect();
-                                    v.sort_unstable();
-                                    v
-                                },
-                            );
-                            v
-                        })
-                        .collect();
-                    for v in &results {
-                        check_all(v, 20, &format!("{what}, round {round}"));
-                    }
+    every_pool(
+        "slow next, nested participants",
+        &[2, 3, 4, 16],
+        |pool, what, _| {
+            rounds(pool, 3, |round| {
+                // The bridges start inside waits (`join`'s b while a spins; scope tasks
+                // of a scope whose tasks wait), so many participants run nested.
+                let results: Vec<Vec<u64>> = (0..4u64)
+                    .into_par_iter()
+                    .map(|k| {
+                        let (_, v) = hypersteal::join(
+                            || common::spin_for(Duration::from_micros(100)),
+                            || {
+                                let mut v: Vec<u64> = (0..20u64)
+                                    .map(|x| {
+                                        if x % 3 == k % 3 {
+                                            std::thread::sleep(Duration::from_micros(300));
+                                        }
+                                        x + pool_work(x + k + round)
+                                    })
+                                    .par_bridge()
+                                    .map(|x| x + pool_work(x * 5 + k))
+                                    .collect();
+                                v.sort_unstable();
+                                v
+                            },
+                        );
+                        v
+                    })
+                    .collect();
+                for v in &results {
+                    check_all(v, 20, &format!("{what}, round {round}"));
                 }
             });
-        });
-    });
+        },
+    );
 }
 
 /// A bridge run by a `Drop` while its thread unwinds from an unrelated panic gets every item:
@@ -635,8 +630,10 @@ fn a_bridge_run_by_a_drop_during_a_panic_gets_every_item() {
             self.0.store(v.len(), Ordering::Relaxed);
         }
     }
-    within(LIMIT, "a bridge in a drop during a panic", || {
-        every_pool(&[1, 2, 4], |pool, what, _| {
+    every_pool(
+        "a bridge in a drop during a panic",
+        &[1, 2, 4],
+        |pool, what, _| {
             for _ in 0..reps(3) {
                 let got = AtomicUsize::new(0);
                 let r = pool.install(|| {
@@ -648,8 +645,8 @@ fn a_bridge_run_by_a_drop_during_a_panic_gets_every_item() {
                 assert!(r.is_err(), "{what}: the panic was lost");
                 assert_eq!(got.load(Ordering::Relaxed), 200, "{what}: items collected");
             }
-        });
-    });
+        },
+    );
 }
 
 /// After `next` panics, no participant calls it again: the lock is poisoned, and a participant
@@ -658,38 +655,36 @@ fn a_bridge_run_by_a_drop_during_a_panic_gets_every_item() {
 /// item.
 #[test]
 fn next_is_not_called_after_it_panicked() {
-    within(LIMIT, "next after a panic", || {
-        every_pool(&[2, 4, 16], |pool, what, _| {
-            for round in 0..reps(20) {
-                let panicked = AtomicBool::new(false);
-                let after = AtomicUsize::new(0);
-                let r = pool.install(|| {
-                    catch_unwind(AssertUnwindSafe(|| {
-                        (0..200u64)
-                            .map(|x| {
-                                if panicked.load(Ordering::SeqCst) {
-                                    after.fetch_add(1, Ordering::SeqCst);
-                                }
-                                if x == 50 {
-                                    panicked.store(true, Ordering::SeqCst);
-                                    // Give the others time to queue on the lock.
-                                    std::thread::sleep(Duration::from_micros(200));
-                                    panic!("boom at 50");
-                                }
-                                x
-                            })
-                            .par_bridge()
-                            .for_each(|_| common::spin_for(Duration::from_micros(20)))
-                    }))
-                });
-                assert!(r.is_err(), "{what}");
-                assert_eq!(
-                    after.load(Ordering::SeqCst),
-                    0,
-                    "{what}, round {round}: next called again after it panicked"
-                );
-            }
-        });
+    every_pool("next after a panic", &[2, 4, 16], |pool, what, _| {
+        for round in 0..reps(20) {
+            let panicked = AtomicBool::new(false);
+            let after = AtomicUsize::new(0);
+            let r = pool.install(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    (0..200u64)
+                        .map(|x| {
+                            if panicked.load(Ordering::SeqCst) {
+                                after.fetch_add(1, Ordering::SeqCst);
+                            }
+                            if x == 50 {
+                                panicked.store(true, Ordering::SeqCst);
+                                // Give the others time to queue on the lock.
+                                std::thread::sleep(Duration::from_micros(200));
+                                panic!("boom at 50");
+                            }
+                            x
+                        })
+                        .par_bridge()
+                        .for_each(|_| common::spin_for(Duration::from_micros(20)))
+                }))
+            });
+            assert!(r.is_err(), "{what}");
+            assert_eq!(
+                after.load(Ordering::SeqCst),
+                0,
+                "{what}, round {round}: next called again after it panicked"
+            );
+        }
     });
 }
 

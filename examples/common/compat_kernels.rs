@@ -39,7 +39,6 @@ macro_rules! kernels {
             /// `par_bridge` of `n` items of `work` hashes each: with little work per item the
             /// participants mostly contend for the iterator's lock.
             pub fn bridge(n: u64, work: u64) -> u64 {
-                use $krate::iter::ParallelBridge;
                 (0..n)
                     .par_bridge()
                     .map(|i| (0..work).fold(i, |acc, j| super::mix(acc, j)))

@@ -31,7 +31,7 @@ use crate::stack::{SearchStack, SearchTree};
 use crate::workload::{SplitWork, TaskTree};
 use crate::{Idle, SimConfig, SimResult};
 use hypersteal::policy::machine::{
-    self, machine_for, Answer, Env, Heartbeat, LoadView, Machine, Shared,
+    self, machine_for, Answer, BeatSteps, Env, Heartbeat, LoadView, Machine, Shared,
 };
 use hypersteal::policy::{Policy, Reach, XorShift};
 use hypersteal::TopologyGraph;
@@ -203,6 +203,25 @@ pub(crate) struct Engine<'a, T: TaskTree> {
     in_flight: usize,
     /// Stop (and report `truncated`) after this many requests.
     pub(crate) max_requests: u64,
+}
+
+/// Processor `p`'s poll point at `now` as [`Heartbeat::run`] drives it.
+struct Steps<'e, 'a, T: TaskTree> {
+    engine: &'e mut Engine<'a, T>,
+    p: usize,
+    now: f64,
+}
+
+impl<T: TaskTree> BeatSteps for Steps<'_, '_, T> {
+    fn undecided(&mut self) -> bool {
+        self.engine.undecided(self.p).is_some()
+    }
+    fn allocate(&mut self) {
+        self.engine.allocate(self.p, self.now);
+    }
+    fn stand(&mut self) {
+        self.engine.stand(self.p, self.now);
+    }
 }
 
 impl<'a, T: TaskTree> Engine<'a, T> {
@@ -635,19 +654,20 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// standing phase on the oldest waiting task once per heartbeat passed
     /// (`policy::machine::allocating_beat`, `standing_beat`), as the runtime does.
     fn beat(&mut self, p: usize, now: f64) {
-        let standing = if self.heartbeat > 0.0 {
-            let mut beat = self.procs[p].beat;
-            let standing = beat.poll(now, self.heartbeat);
-            while self.undecided(p).is_some() && beat.take(self.heartbeat) {
-                self.allocate(p, now);
-            }
+        if self.heartbeat > 0.0 {
+            let (mut beat, period) = (self.procs[p].beat, self.heartbeat);
+            beat.run(
+                now,
+                period,
+                &mut Steps {
+                    engine: self,
+                    p,
+                    now,
+                },
+            );
             self.procs[p].beat = beat;
-            standing
         } else {
             self.allocate(p, now);
-            1
-        };
-        for _ in 0..standing {
             self.stand(p, now);
         }
     }

@@ -400,6 +400,31 @@ impl<T: BeatTime> Heartbeat<T> {
         }
         ok
     }
+
+    /// A poll point at time `now` under heartbeats `period` apart, the rule both interpreters
+    /// follow: the allocating phase for undecided tasks, oldest first, while one waits and the
+    /// credit lasts ([`Heartbeat::take`]), then one standing step for every heartbeat that passed
+    /// ([`Heartbeat::poll`]).
+    #[inline]
+    pub fn run(&mut self, now: T, period: T, steps: &mut impl BeatSteps) {
+        let standing = self.poll(now, period);
+        while steps.undecided() && self.take(period) {
+            steps.allocate();
+        }
+        for _ in 0..standing {
+            steps.stand();
+        }
+    }
+}
+
+/// What an interpreter does at the steps of [`Heartbeat::run`].
+pub trait BeatSteps {
+    /// Whether a waiting task that may move has not been seen by a decision yet.
+    fn undecided(&mut self) -> bool;
+    /// The allocating phase for the oldest such task ([`allocating_beat`]).
+    fn allocate(&mut self);
+    /// One standing step for the oldest waiting task ([`standing_beat`]).
+    fn stand(&mut self);
 }
 
 /// The allocating half of a heartbeat of a sender-initiated policy; see [`standing_beat`] for

@@ -6,10 +6,25 @@
 
 use super::{WorkerThread, JOIN_POLLS_PER_CLOCK};
 use crate::job::{JobRef, Ticket};
-use crate::policy::machine;
+use crate::policy::machine::{self, BeatSteps};
 use crate::stats::bump;
 use crate::sync::Ordering;
 use crate::trace::EventKind;
+
+/// A worker's poll point as [`machine::Heartbeat::run`] drives it.
+struct Steps<'a>(&'a WorkerThread);
+
+impl BeatSteps for Steps<'_> {
+    fn undecided(&mut self) -> bool {
+        self.0.undecided()
+    }
+    fn allocate(&mut self) {
+        self.0.allocate();
+    }
+    fn stand(&mut self) {
+        self.0.stand();
+    }
+}
 
 impl WorkerThread {
     /// A join poll point whose countdown ran out: adapt the stride to the joins' grain (about
@@ -47,16 +62,9 @@ impl WorkerThread {
             self.decide();
             return;
         }
-        let period = self.registry.heartbeat_ns;
         let mut beat = self.beat.get();
-        let standing = beat.poll(now, period);
-        while self.undecided() && beat.take(period) {
-            self.allocate();
-        }
+        beat.run(now, self.registry.heartbeat_ns, &mut Steps(self));
         self.beat.set(beat);
-        for _ in 0..standing {
-            self.stand();
-        }
     }
 
     /// The decisions of one heartbeat, without its credit: the allocating phase for the oldest
