@@ -712,19 +712,7 @@ fn pool_comes_to_rest_after_busy_bridges() {
                         }));
                     }
                 });
-                assert!(
-                    quiet_within(&prefix, Duration::from_secs(5)),
-                    "{what}: still used CPU 5 s after the bridges"
-                );
-                let (threads, before) = common::cpu_ticks(&prefix);
-                assert_eq!(threads, workers, "{what}");
-                std::thread::sleep(Duration::from_millis(400));
-                let (_, after) = common::cpu_ticks(&prefix);
-                assert!(
-                    after - before <= 2,
-                    "{what}: idle workers used {} ticks",
-                    after - before
-                );
+                common::assert_at_rest(&prefix, workers, Duration::from_secs(5), &what);
                 still_works(&pool, &what);
                 assert_balanced(&pool, &what);
                 pool.shutdown();
@@ -821,19 +809,7 @@ fn sender_bursts_with_rests_come_to_rest_and_wake_promptly() {
                     pool.install(|| burst(b));
                     std::thread::sleep(Duration::from_micros(rests[b % rests.len()]));
                 }
-                assert!(
-                    quiet_within(&prefix, Duration::from_secs(5)),
-                    "{what}: still used CPU 5 s after the bursts"
-                );
-                let (threads, before) = common::cpu_ticks(&prefix);
-                assert_eq!(threads, workers, "{what}");
-                std::thread::sleep(Duration::from_millis(400));
-                let (_, after) = common::cpu_ticks(&prefix);
-                assert!(
-                    after - before <= 2,
-                    "{what}: idle workers used {} ticks",
-                    after - before
-                );
+                common::assert_at_rest(&prefix, workers, Duration::from_secs(5), &what);
                 // Wake-ups after a rest: the slowest of several small jobs.
                 let mut slowest = Duration::ZERO;
                 for _ in 0..10 {

@@ -187,9 +187,8 @@ pub fn cpu_ticks(prefix: &str) -> (usize, u64) {
     (threads, ticks)
 }
 
-/// Builds a pool of `workers` named `{prefix}{i}`, runs a burst of fine-grained work, and
-/// asserts that the pool comes to rest within `settle`, then uses at most 2 clock ticks in
-/// 400 ms (a spinning worker would burn ~40), and that new work still wakes it. The pool is
+/// Builds a pool of `workers` named `{prefix}{i}`, runs a burst of fine-grained work, asserts
+/// that it comes to rest ([`assert_at_rest`]) and that new work still wakes it. The pool is
 /// shut down, so the next pool's thread count is its own.
 #[cfg(target_os = "linux")]
 pub fn comes_to_rest(policy: Policy, workers: usize, prefix: &str, settle: std::time::Duration) {
@@ -202,21 +201,33 @@ pub fn comes_to_rest(policy: Policy, workers: usize, prefix: &str, settle: std::
         .build()
         .unwrap();
     assert_eq!(pool.install(|| fib(18)), fib_iter(18));
+    assert_at_rest(
+        prefix,
+        workers,
+        settle,
+        &format!("{policy}, {workers} workers"),
+    );
+    assert_eq!(pool.install(|| fib(14)), fib_iter(14), "{policy}");
+    pool.shutdown();
+}
+
+/// Asserts that the `workers` threads named `prefix...` come to rest within `settle` and then
+/// use at most 2 clock ticks in 400 ms (a spinning worker would burn ~40).
+#[cfg(target_os = "linux")]
+pub fn assert_at_rest(prefix: &str, workers: usize, settle: std::time::Duration, what: &str) {
     assert!(
         quiet_within(prefix, settle),
-        "{policy}, {workers} workers: still used CPU {settle:?} after the work ended"
+        "{what}: still used CPU {settle:?} after the work ended"
     );
     let (threads, before) = cpu_ticks(prefix);
-    assert_eq!(threads, workers);
+    assert_eq!(threads, workers, "{what}");
     std::thread::sleep(std::time::Duration::from_millis(400));
     let (_, after) = cpu_ticks(prefix);
     assert!(
         after - before <= 2,
-        "{policy}, {workers} workers: idle workers used {} ticks",
+        "{what}: idle workers used {} ticks",
         after - before
     );
-    assert_eq!(pool.install(|| fib(14)), fib_iter(14), "{policy}");
-    pool.shutdown();
 }
 
 /// Waits until the threads named `prefix...` use no CPU for 250 ms; false if that has not
