@@ -361,6 +361,8 @@ impl WorkerThread {
             Mode::Placing => {
                 // The poll comes after the push for a join that makes a task (`push_private`),
                 // so that its own `b` can be decided before `a` runs.
+                // Kept tasks count here too, although they may never move again: a known cost
+                // under random-alloc (README, "Kept tasks and the join in place").
                 let in_place = self.stack().len() >= PRIVATE_TASKS;
                 if in_place {
                     self.tick_countdown();
@@ -400,9 +402,9 @@ impl WorkerThread {
                     self.serve();
                 }
             }
+            Mode::Placing if self.demand() => self.hungry_poll(),
             // Spawns and task starts come in bursts (a task spawning its children), which an
             // adaptive stride would read as a fine grain: they read the clock every time.
-            Mode::Placing if self.demand() => self.decide(),
             Mode::Placing => self.heartbeat(self.registry.now_ns()),
         }
     }
@@ -439,10 +441,10 @@ impl WorkerThread {
         // would otherwise hide it until `a` ends.
         match self.mode {
             Mode::Stealing if self.demand() || self.eager.get() != 0 => self.serve(),
-            // A hungry worker waits until somebody sends it work: the task just pushed is
-            // decided at once rather than at the next heartbeat, which may come only after a
-            // long stretch without poll points.
-            Mode::Placing if self.demand() => self.decide(),
+            // A hungry worker waits until somebody sends it work: poll now rather than at the
+            // end of the adaptive stride, which may come only after a long stretch of coarse
+            // joins (README, "Hunger").
+            Mode::Placing if self.demand() => self.hungry_poll(),
             Mode::Placing => self.tick_countdown(),
             _ => {}
         }

@@ -30,7 +30,10 @@ impl WorkerThread {
     /// A join poll point whose countdown ran out: adapt the stride to the joins' grain (about
     /// two clock readings per heartbeat, at most one per [`JOIN_POLLS_PER_CLOCK`] joins; every
     /// join under loom, whose models explore each decision point), then run the heartbeat with
-    /// the time just read.
+    /// the time just read. The stride at most doubles per reading: a burst of fast joins (a
+    /// recursion's first descent, fourteen pushes in a microsecond) would otherwise set it to
+    /// 64, and at coarse grain the next reading, and with it every decision, came 64 joins
+    /// (a millisecond at fib(34) with a join above n = 20) later.
     #[cold]
     #[inline(never)]
     pub(super) fn clock_poll(&self) {
@@ -43,7 +46,9 @@ impl WorkerThread {
         let stride = if cfg!(loom) {
             1
         } else {
-            per_half_beat.clamp(1, u64::from(JOIN_POLLS_PER_CLOCK)) as u32
+            per_half_beat
+                .min(2 * u64::from(self.stride.get()))
+                .clamp(1, u64::from(JOIN_POLLS_PER_CLOCK)) as u32
         };
         self.stride.set(stride);
         self.countdown.set(stride - 1);
@@ -59,7 +64,8 @@ impl WorkerThread {
         // Under loom every poll point is a heartbeat: the models explore every decision point
         // instead of depending on the clock.
         if cfg!(loom) {
-            self.decide();
+            self.allocate();
+            self.stand();
             return;
         }
         let mut beat = self.beat.get();
@@ -67,18 +73,20 @@ impl WorkerThread {
         self.beat.set(beat);
     }
 
-    /// The decisions of one heartbeat, without its credit: the allocating phase for the oldest
-    /// undecided task, then the standing phase. A task pushed while a worker is hungry
-    /// (`README.md`, "Hunger") comes here at once.
+    /// A poll point while some worker is hungry (`README.md`, "Hunger"): the heartbeat at the
+    /// time read now, whose credit still bounds the allocating phase, then one standing step
+    /// more, the demand standing in for the clock: a standing task can leave before a long
+    /// stretch without poll points rather than after it.
     #[cold]
     #[inline(never)]
-    pub(super) fn decide(&self) {
-        self.allocate();
+    pub(super) fn hungry_poll(&self) {
+        self.heartbeat(self.registry.now_ns());
         self.stand();
     }
 
     /// Whether a task no decision has seen waits on the stack.
-    fn undecided(&self) -> bool {
+    #[inline(always)]
+    pub(super) fn undecided(&self) -> bool {
         self.stack().len() > self.kept.get()
     }
 
