@@ -143,6 +143,11 @@ fn still_works(pool: &ThreadPool, what: &str) {
     });
 }
 
+/// Whether `f`, run inside `pool`, panicked (the panic caught on the installing side).
+fn panics_in<R>(pool: &ThreadPool, f: impl FnOnce() -> R + Send) -> bool {
+    pool.install(|| catch_unwind(AssertUnwindSafe(f)).is_err())
+}
+
 /// Under a watchdog (`LIMIT`, the test named `label`), runs `body` on a fresh pool of every
 /// policy at each of the worker counts, then checks that the pool still works and that its books
 /// balance.
@@ -453,57 +458,46 @@ fn panics_in_next_and_consumer_reach_the_caller() {
             let n = 40u64;
             let k = (round * 7) % n;
             // `next` panics after its pool work.
-            let r = pool.install(|| {
-                catch_unwind(AssertUnwindSafe(|| {
-                    busy_source(n, round)
-                        .map(|x| {
-                            assert!(x != k, "boom in next");
-                            x
-                        })
-                        .par_bridge()
-                        .map(|x| x + pool_work(x))
-                        .count()
-                }))
+            let r = panics_in(pool, || {
+                busy_source(n, round)
+                    .map(|x| {
+                        assert!(x != k, "boom in next");
+                        x
+                    })
+                    .par_bridge()
+                    .map(|x| x + pool_work(x))
+                    .count()
             });
-            assert!(r.is_err(), "{what}: a panic in next was lost");
+            assert!(r, "{what}: a panic in next was lost");
             // `next`'s pool work panics (inside a join's b).
-            let r = pool.install(|| {
-                catch_unwind(AssertUnwindSafe(|| {
-                    (0..n)
-                        .map(|x| {
-                            hypersteal::join(
-                                || pool_work(x),
-                                || assert!(x != k, "boom in next's b"),
-                            );
-                            x
-                        })
-                        .par_bridge()
-                        .map(|x| x + pool_work(x))
-                        .count()
-                }))
+            let r = panics_in(pool, || {
+                (0..n)
+                    .map(|x| {
+                        hypersteal::join(|| pool_work(x), || assert!(x != k, "boom in next's b"));
+                        x
+                    })
+                    .par_bridge()
+                    .map(|x| x + pool_work(x))
+                    .count()
             });
-            assert!(r.is_err(), "{what}: a panic in next's work was lost");
+            assert!(r, "{what}: a panic in next's work was lost");
             // The consumer panics after pool work, with a busy `next`.
-            let r = pool.install(|| {
-                catch_unwind(AssertUnwindSafe(|| {
-                    busy_source(n, round).par_bridge().for_each(|x| {
-                        pool_work(x * 3);
-                        assert!(x != k, "boom in the consumer");
-                    })
-                }))
+            let r = panics_in(pool, || {
+                busy_source(n, round).par_bridge().for_each(|x| {
+                    pool_work(x * 3);
+                    assert!(x != k, "boom in the consumer");
+                })
             });
-            assert!(r.is_err(), "{what}: a panic in the consumer was lost");
+            assert!(r, "{what}: a panic in the consumer was lost");
             // The consumer panics inside a nested bridge.
-            let r = pool.install(|| {
-                catch_unwind(AssertUnwindSafe(|| {
-                    busy_source(n, round).par_bridge().for_each(|x| {
-                        (0..5u64)
-                            .par_bridge()
-                            .for_each(|y| assert!(x != k || y != 3, "boom nested"));
-                    })
-                }))
+            let r = panics_in(pool, || {
+                busy_source(n, round).par_bridge().for_each(|x| {
+                    (0..5u64)
+                        .par_bridge()
+                        .for_each(|y| assert!(x != k || y != 3, "boom nested"));
+                })
             });
-            assert!(r.is_err(), "{what}: a panic in a nested bridge was lost");
+            assert!(r, "{what}: a panic in a nested bridge was lost");
             still_works(pool, &format!("{what}, round {round}"));
         }
     });
@@ -636,13 +630,11 @@ fn a_bridge_run_by_a_drop_during_a_panic_gets_every_item() {
         |pool, what, _| {
             for _ in 0..reps(3) {
                 let got = AtomicUsize::new(0);
-                let r = pool.install(|| {
-                    catch_unwind(AssertUnwindSafe(|| {
-                        let _bridge = BridgeOnDrop(&got);
-                        panic!("an unrelated panic");
-                    }))
+                let r = panics_in(pool, || {
+                    let _bridge = BridgeOnDrop(&got);
+                    panic!("an unrelated panic");
                 });
-                assert!(r.is_err(), "{what}: the panic was lost");
+                assert!(r, "{what}: the panic was lost");
                 assert_eq!(got.load(Ordering::Relaxed), 200, "{what}: items collected");
             }
         },
@@ -659,26 +651,24 @@ fn next_is_not_called_after_it_panicked() {
         for round in 0..reps(20) {
             let panicked = AtomicBool::new(false);
             let after = AtomicUsize::new(0);
-            let r = pool.install(|| {
-                catch_unwind(AssertUnwindSafe(|| {
-                    (0..200u64)
-                        .map(|x| {
-                            if panicked.load(Ordering::SeqCst) {
-                                after.fetch_add(1, Ordering::SeqCst);
-                            }
-                            if x == 50 {
-                                panicked.store(true, Ordering::SeqCst);
-                                // Give the others time to queue on the lock.
-                                std::thread::sleep(Duration::from_micros(200));
-                                panic!("boom at 50");
-                            }
-                            x
-                        })
-                        .par_bridge()
-                        .for_each(|_| common::spin_for(Duration::from_micros(20)))
-                }))
+            let r = panics_in(pool, || {
+                (0..200u64)
+                    .map(|x| {
+                        if panicked.load(Ordering::SeqCst) {
+                            after.fetch_add(1, Ordering::SeqCst);
+                        }
+                        if x == 50 {
+                            panicked.store(true, Ordering::SeqCst);
+                            // Give the others time to queue on the lock.
+                            std::thread::sleep(Duration::from_micros(200));
+                            panic!("boom at 50");
+                        }
+                        x
+                    })
+                    .par_bridge()
+                    .for_each(|_| common::spin_for(Duration::from_micros(20)))
             });
-            assert!(r.is_err(), "{what}");
+            assert!(r, "{what}");
             assert_eq!(
                 after.load(Ordering::SeqCst),
                 0,

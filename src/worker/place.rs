@@ -31,9 +31,9 @@ impl WorkerThread {
     /// two clock readings per heartbeat, at most one per [`JOIN_POLLS_PER_CLOCK`] joins; every
     /// join under loom, whose models explore each decision point), then run the heartbeat with
     /// the time just read. The stride at most doubles per reading: a burst of fast joins (a
-    /// recursion's first descent, fourteen pushes in a microsecond) would otherwise set it to
-    /// 64, and at coarse grain the next reading, and with it every decision, came 64 joins
-    /// (a millisecond at fib(34) with a join above n = 20) later.
+    /// recursion's first descent, fourteen pushes with no work between them) would otherwise
+    /// set it to 64, and at coarse grain the next reading, and with it every decision, came 64
+    /// joins (about a millisecond at fib(34) with a join above n = 20) later.
     #[cold]
     #[inline(never)]
     pub(super) fn clock_poll(&self) {
