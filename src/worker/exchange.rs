@@ -136,8 +136,7 @@ impl WorkerThread {
     pub(crate) fn promote(&self) {
         let stack = self.stack();
         let Some(job) = stack.pop_front() else { return };
-        let len = stack.len();
-        self.publish_load(len);
+        self.publish_load();
         bump(&self.counters().promoted, 1);
         self.record(EventKind::Promoted, NO_PEER, 0);
         self.deque.push(job);
@@ -173,8 +172,7 @@ impl WorkerThread {
         );
         match job {
             Some(job) => {
-                let len = stack.len();
-                self.publish_load(len);
+                self.publish_load();
                 // SAFETY: the claim gives this worker the thief's slot until the store below;
                 // the thief reads it only after seeing `GOT`.
                 thief.slot.with_mut(|s| unsafe { *s = Some(job) });

@@ -14,7 +14,9 @@
 //!
 //! Poll points are every `join`, every spawn, every task a worker starts and every chunk of a
 //! self-scheduled loop. Once [`PRIVATE_TASKS`] unstarted tasks are private, a `join` runs both
-//! closures in place: the tasks below it are the larger ones to give away.
+//! closures in place: the tasks below it are the larger ones to give away. (Under a
+//! sender-initiated policy the private stack holds the tasks no decision has seen; those a
+//! decision kept wait in the worker's standing queue.)
 //!
 //! Spawned tasks (`spawn`, `Scope::spawn`) under receiver-initiated policies go to the public
 //! deque at once: a spawned task may be what a blocked task waits for, and nobody could ask for
@@ -60,9 +62,11 @@ pub(crate) const SEARCH_ROUNDS: u32 = 2;
 
 /// At most this many join poll points between two clock readings of the heartbeat
 /// (sender-initiated policies). The stride adapts so that the clock is read about twice per
-/// heartbeat: fine-grained joins read it every 64 joins, coarse ones at every join. Spawns and
-/// task starts read the clock every time (`WorkerThread::poll`).
-const JOIN_POLLS_PER_CLOCK: u32 = 64;
+/// heartbeat: fine-grained joins read it every 1024 joins, coarse ones at every join. Spawns and
+/// task starts read the clock every time (`WorkerThread::poll`). A reading costs about 25 ns on
+/// the development VM, and a `join` in place about a nanosecond: at the former bound of 64 the
+/// readings were a fifth of fine-grained fib's time at 2 workers (README, "The join countdown").
+const JOIN_POLLS_PER_CLOCK: u32 = 1024;
 
 /// How a worker exposes work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +106,8 @@ pub(crate) struct WorkerThread {
     /// Public deque: spawns and promoted tasks, which other workers steal.
     deque: Worker<JobRef>,
     /// Private stack of unstarted tasks, oldest at the front. Only this thread touches it.
+    /// Under a sender-initiated policy it holds the tasks no decision has seen yet (*undecided*);
+    /// the ones decided to stay here move to `standing`.
     stack: UnsafeCell<VecDeque<JobRef>>,
     pub(crate) index: usize,
     pub(crate) registry: Arc<Registry>,
@@ -127,9 +133,12 @@ pub(crate) struct WorkerThread {
     /// Boxed: only a clock reading touches it, and kept inline its 24 bytes pushed the fields
     /// every `join` reads apart (fine-grained fib 3-4% slower at 2 workers, measured).
     beat: Box<Cell<Heartbeat<u64>>>,
-    /// Placing: tasks at the front of the stack the allocating phase already decided to keep
-    /// (*standing*); the next one is the oldest undecided task.
-    kept: Cell<usize>,
+    /// Placing: the tasks the allocating phase decided to keep here (the papers' standing
+    /// queue), oldest at the front; all of them are older than every task on `stack`, so the
+    /// two together, `standing` then `stack`, are this worker's waiting tasks in creation order.
+    /// Kept off the stack so that a `join`'s in-place test counts only undecided tasks (README,
+    /// "Kept tasks"). Only this thread touches it. Boxed for the reason `beat` is.
+    standing: Box<UnsafeCell<VecDeque<JobRef>>>,
     /// Waits in progress on this thread's stack (see [`HELP_DEPTH`]).
     depth: Cell<u32>,
     /// Tasks in execution on this thread's stack ([`WorkerThread::execute`]): more than one
@@ -184,7 +193,7 @@ impl WorkerThread {
             stride: Cell::new(1),
             last_clock: Cell::new(0),
             beat: Box::new(Cell::new(Heartbeat::default())),
-            kept: Cell::new(0),
+            standing: Box::new(UnsafeCell::new(VecDeque::new())),
             registry,
             depth: Cell::new(0),
             running: Cell::new(0),
@@ -333,10 +342,22 @@ impl WorkerThread {
         unsafe { &mut *self.stack.get() }
     }
 
+    /// The standing queue (`standing`).
+    #[allow(clippy::mut_from_ref)]
     #[inline(always)]
-    fn publish_load(&self, len: usize) {
+    fn standing(&self) -> &mut VecDeque<JobRef> {
+        // SAFETY: as for `stack`: only this worker's thread touches it, and no caller keeps the
+        // reference across a call that could reach it again.
+        unsafe { &mut *self.standing.get() }
+    }
+
+    /// Publishes this worker's load, its waiting tasks (private stack and standing queue), for
+    /// policies that read loads.
+    #[inline(always)]
+    fn publish_load(&self) {
         if self.publish {
-            self.exchange().publish_load(len);
+            let load = self.stack().len() + self.standing().len();
+            self.exchange().publish_load(load);
         }
     }
 
@@ -360,9 +381,9 @@ impl WorkerThread {
             }
             Mode::Placing => {
                 // The poll comes after the push for a join that makes a task (`push_private`),
-                // so that its own `b` can be decided before `a` runs.
-                // Kept tasks count here too, although they may never move again: a known cost
-                // under random-alloc (README, "Kept tasks and the join in place").
+                // so that its own `b` can be decided before `a` runs. The stack holds only
+                // undecided tasks: the ones a decision kept wait in the standing queue, so they
+                // do not stop this worker from making new tasks to decide (README, "Kept tasks").
                 let in_place = self.stack().len() >= PRIVATE_TASKS;
                 if in_place {
                     self.tick_countdown();
@@ -413,23 +434,19 @@ impl WorkerThread {
     #[inline(always)]
     fn push_stack(&self, job: JobRef) {
         bump(&self.counters().spawned, 1);
-        let stack = self.stack();
-        stack.push_back(job);
-        let len = stack.len();
-        self.publish_load(len);
+        self.stack().push_back(job);
+        self.publish_load();
     }
 
-    /// Pops the newest private task, keeping the decided prefix (`kept`) and the published
-    /// load in step.
+    /// Pops the newest waiting task: from the private stack, or from the standing queue (whose
+    /// tasks are all older) once the stack is empty; keeps the published load in step.
     #[inline(always)]
     fn pop_stack(&self) -> Option<JobRef> {
-        let stack = self.stack();
-        let job = stack.pop_back()?;
-        let len = stack.len();
-        if self.kept.get() > len {
-            self.kept.set(len);
-        }
-        self.publish_load(len);
+        let job = match self.stack().pop_back() {
+            Some(job) => job,
+            None => self.standing().pop_back()?,
+        };
+        self.publish_load();
         Some(job)
     }
 
@@ -453,8 +470,25 @@ impl WorkerThread {
     /// Pops the newest private task if it is `id` (a `join` taking its `b` back).
     #[inline(always)]
     pub(crate) fn pop_private_if(&self, id: *const ()) -> bool {
-        if self.stack().back().is_some_and(|job| job.id() == id) {
-            self.pop_stack();
+        let stack = self.stack();
+        if stack.back().is_some_and(|job| job.id() == id) {
+            stack.pop_back();
+            self.publish_load();
+            true
+        } else {
+            self.pop_standing_if(id)
+        }
+    }
+
+    /// Pops the newest standing task if it is `id` and nothing newer waits (a `join` taking
+    /// back a `b` that a decision kept here).
+    #[cold]
+    #[inline(never)]
+    fn pop_standing_if(&self, id: *const ()) -> bool {
+        let standing = self.standing();
+        if self.stack().is_empty() && standing.back().is_some_and(|job| job.id() == id) {
+            standing.pop_back();
+            self.publish_load();
             true
         } else {
             false
@@ -642,10 +676,12 @@ where
 }
 
 impl WorkerThread {
-    /// Pops the newest private task if the task `id` is still on the private stack below it
-    /// (work queued above a `join`'s `b`, which runs before `b` is taken back).
+    /// Pops the newest waiting task if the task `id` still waits below it, on the private stack
+    /// or in the standing queue (work queued above a `join`'s `b`, which runs before `b` is
+    /// taken back).
     pub(crate) fn pop_private_above(&self, id: *const ()) -> Option<JobRef> {
-        if !self.stack().iter().rev().any(|job| job.id() == id) {
+        let is_b = |job: &JobRef| job.id() == id;
+        if !self.stack().iter().rev().any(is_b) && !self.standing().iter().rev().any(is_b) {
             return None;
         }
         self.pop_stack()

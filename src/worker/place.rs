@@ -32,8 +32,9 @@ impl WorkerThread {
     /// join under loom, whose models explore each decision point), then run the heartbeat with
     /// the time just read. The stride at most doubles per reading: a burst of fast joins (a
     /// recursion's first descent, fourteen pushes with no work between them) would otherwise
-    /// set it to 64, and at coarse grain the next reading, and with it every decision, came 64
-    /// joins (about a millisecond at fib(34) with a join above n = 20) later.
+    /// set it to the bound, and at coarse grain the next reading, and with it every decision,
+    /// came that many joins later (64 were about a millisecond at fib(34) with a join above
+    /// n = 20, when the bound was 64).
     #[cold]
     #[inline(never)]
     pub(super) fn clock_poll(&self) {
@@ -87,41 +88,46 @@ impl WorkerThread {
     /// Whether a task no decision has seen waits on the stack.
     #[inline(always)]
     pub(super) fn undecided(&self) -> bool {
-        self.stack().len() > self.kept.get()
+        !self.stack().is_empty()
     }
 
     /// The allocating phase for the oldest task no decision has seen, if any
-    /// (`policy::machine::allocating_beat`, the rule the simulator follows too). Decided tasks
-    /// form a prefix of the stack (`kept` of them): decisions go from the front, and pops from
-    /// the back shrink it.
+    /// (`policy::machine::allocating_beat`, the rule the simulator follows too): the front of
+    /// the private stack. A task kept here moves to the back of the standing queue, which keeps
+    /// creation order (every standing task is older than every task on the stack).
     fn allocate(&self) {
         let stack = self.stack();
         let env = self.env();
-        let kept = self.kept.get().min(stack.len());
-        let undecided = stack.get(kept).map(|job| job.hops());
+        let undecided = stack.front().map(|job| job.hops());
         let allocated = machine::allocating_beat(&mut **self.machine.borrow_mut(), &env, undecided);
         match allocated {
             Some(Some(to)) => {
-                let job = stack.remove(kept).expect("the undecided task is there");
-                self.kept.set(kept);
-                self.publish_load(stack.len());
+                let job = stack.pop_front().expect("the undecided task is there");
+                self.publish_load();
                 self.place_out(job, to);
             }
-            Some(None) => self.kept.set(kept + 1),
-            None => self.kept.set(kept),
+            Some(None) => {
+                let job = stack.pop_front().expect("the undecided task is there");
+                self.standing().push_back(job);
+            }
+            None => {}
         }
     }
 
     /// One heartbeat's standing phase for the oldest waiting task
     /// (`policy::machine::standing_beat`).
     fn stand(&self) {
-        let stack = self.stack();
-        let oldest = stack.front().map(|job| job.hops());
+        // The oldest waiting task: the standing queue's front, else the stack's.
+        let queue = if self.standing().is_empty() {
+            self.stack()
+        } else {
+            self.standing()
+        };
+        let oldest = queue.front().map(|job| job.hops());
         let env = self.env();
         if let Some(to) = machine::standing_beat(&mut **self.machine.borrow_mut(), &env, oldest) {
-            if let Some(job) = stack.pop_front() {
-                self.kept.set(self.kept.get().saturating_sub(1));
-                self.publish_load(stack.len());
+            if let Some(job) = queue.pop_front() {
+                self.publish_load();
                 self.place_out(job, to);
             }
         }

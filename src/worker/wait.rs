@@ -420,6 +420,7 @@ impl WorkerThread {
             || (!deep
                 && (!self.deque.is_empty()
                     || !self.stack().is_empty()
+                    || !self.standing().is_empty()
                     || (!BROKEN_INBOX_RECHECK && !registry.workers[self.index].inbox.is_empty())))
         {
             return true;

@@ -20,10 +20,11 @@ pub(crate) enum Yielded {
 }
 
 impl WorkerThread {
-    /// Whether this worker has unstarted tasks of its own: on its private stack or its public
-    /// deque (another worker may take those at any moment, so the answer may be stale).
+    /// Whether this worker has unstarted tasks of its own: on its private stack, in its standing
+    /// queue or on its public deque (another worker may take those at any moment, so the answer
+    /// may be stale).
     pub(crate) fn has_own_tasks(&self) -> bool {
-        !self.stack().is_empty() || !self.deque.is_empty()
+        !self.stack().is_empty() || !self.standing().is_empty() || !self.deque.is_empty()
     }
 
     /// Runs the newest task of this worker's own stack or public deque, if there is one.
