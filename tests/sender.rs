@@ -154,3 +154,61 @@ fn sender_policy_names_and_parameters() {
         .to_string();
     assert!(e.contains("takes no parameters"), "{e}");
 }
+
+#[test]
+fn tasks_a_policy_keeps_are_taken_back_from_the_standing_queue() {
+    // `gradient` whose high water mark nobody reaches never moves a task, and the other worker
+    // stays hungry, so every `b` and every spawn the allocating phase decides is kept: it waits
+    // in its creator's standing queue, off the private stack. A `join` whose `b` was kept takes
+    // it back from there, after running the spawns its `a` queued above it. Every closure must
+    // run exactly once, nothing may be placed, and the books must balance.
+    within(Duration::from_secs(120), "kept tasks", || {
+        fn tree<'s>(
+            s: &hypersteal::Scope<'s>,
+            depth: u32,
+            leaves: &'s AtomicU64,
+            spawns: &'s AtomicU64,
+        ) {
+            if depth == 0 {
+                leaves.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            hypersteal::join(
+                || {
+                    // Heartbeats pass, so the `b` just pushed is decided (and kept) at the next
+                    // poll point, and the spawn below lands above it.
+                    spin_for(Duration::from_micros(30));
+                    s.spawn(move |_| {
+                        spawns.fetch_add(1, Ordering::Relaxed);
+                    });
+                    tree(s, depth - 1, leaves, spawns)
+                },
+                || tree(s, depth - 1, leaves, spawns),
+            );
+        }
+        let policy: Policy = "gradient:high=1000000".parse().unwrap();
+        for workers in [2, 3] {
+            let pool = pool(policy, Topology::Hypercube, workers);
+            for _ in 0..3 {
+                let (leaves, spawns) = (AtomicU64::new(0), AtomicU64::new(0));
+                pool.install(|| hypersteal::scope(|s| tree(s, 8, &leaves, &spawns)));
+                assert_eq!(
+                    leaves.into_inner(),
+                    1 << 8,
+                    "{workers} workers: every leaf once"
+                );
+                assert_eq!(
+                    spawns.into_inner(),
+                    (1 << 8) - 1,
+                    "{workers} workers: every spawn once"
+                );
+            }
+            let total = pool.stats().total();
+            assert_eq!(
+                total.placed_out, 0,
+                "{workers} workers: nothing moves: {total:?}"
+            );
+            assert_balanced(&pool, &format!("kept tasks, {workers} workers"));
+        }
+    });
+}

@@ -52,8 +52,8 @@ pub(crate) struct Exchange {
     /// The task a victim hands over; written by the victim that claimed the request, before
     /// its Release store of `GOT`, read by the owner after its Acquire load of `GOT`.
     slot: UnsafeCell<Option<JobRef>>,
-    /// The owner's count of its private tasks, for policies that read loads (relaxed: a reader
-    /// may see a value one push or pop old).
+    /// The owner's count of its waiting tasks (private stack, and standing queue when placing),
+    /// for policies that read loads (relaxed: a reader may see a value one push or pop old).
     load: CachePadded<AtomicUsize>,
     /// A thief withdrew a request to this worker: it waited [`ANSWER_POLLS`] polls without an
     /// answer, so this worker runs long stretches without a poll point. A hint (Relaxed, lost

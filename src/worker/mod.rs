@@ -68,6 +68,11 @@ pub(crate) const SEARCH_ROUNDS: u32 = 2;
 /// readings were a fifth of fine-grained fib's time at 2 workers (README, "The join countdown").
 const JOIN_POLLS_PER_CLOCK: u32 = 1024;
 
+/// The bound of the join countdown's stride set at a clock reading that sees a hungry worker:
+/// joins that run in place do not test the demand signal, so while some worker is hungry they
+/// read the clock at least this often.
+const HUNGRY_JOIN_POLLS_PER_CLOCK: u32 = 64;
+
 /// How a worker exposes work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -117,7 +122,8 @@ pub(crate) struct WorkerThread {
     mode: Mode,
     /// The policy is sender-initiated (whatever the pool's size): waits drain the inbox.
     sender: bool,
-    /// Publish the private stack's length (policies that read loads).
+    /// Publish the count of waiting tasks, private stack and standing queue (policies that read
+    /// loads).
     publish: bool,
     /// This worker's cells in the registry (`exchange`) and the pool's idle count, cached: the
     /// poll point of every `join` reads both. They point into `registry`, which this struct

@@ -4,7 +4,7 @@
 //! `allocating_beat`, `standing_beat`); placed tasks travel as [`Ticket`]s so their waiters can
 //! take them back (`docs/sender.md`).
 
-use super::{WorkerThread, JOIN_POLLS_PER_CLOCK};
+use super::{WorkerThread, HUNGRY_JOIN_POLLS_PER_CLOCK, JOIN_POLLS_PER_CLOCK};
 use crate::job::{JobRef, Ticket};
 use crate::policy::machine::{self, BeatSteps};
 use crate::stats::bump;
@@ -34,7 +34,8 @@ impl WorkerThread {
     /// recursion's first descent, fourteen pushes with no work between them) would otherwise
     /// set it to the bound, and at coarse grain the next reading, and with it every decision,
     /// came that many joins later (64 were about a millisecond at fib(34) with a join above
-    /// n = 20, when the bound was 64).
+    /// n = 20, when the bound was 64). While some worker is hungry the bound is
+    /// [`HUNGRY_JOIN_POLLS_PER_CLOCK`]: joins that run in place test no demand signal.
     #[cold]
     #[inline(never)]
     pub(super) fn clock_poll(&self) {
@@ -47,9 +48,14 @@ impl WorkerThread {
         let stride = if cfg!(loom) {
             1
         } else {
+            let bound = if self.demand() {
+                HUNGRY_JOIN_POLLS_PER_CLOCK
+            } else {
+                JOIN_POLLS_PER_CLOCK
+            };
             per_half_beat
                 .min(2 * u64::from(self.stride.get()))
-                .clamp(1, u64::from(JOIN_POLLS_PER_CLOCK)) as u32
+                .clamp(1, u64::from(bound)) as u32
         };
         self.stride.set(stride);
         self.countdown.set(stride - 1);
@@ -142,8 +148,8 @@ impl WorkerThread {
             let ticket = Ticket::new(job);
             let queued = Ticket::job_ref(&ticket);
             // SAFETY: `job` is a `join`'s `b` this worker created and still owned (it was on its
-            // private stack); its frame reads the ticket only on this thread, after it finds
-            // `b` gone from the stack.
+            // private stack or in its standing queue); its frame reads the ticket only on this
+            // thread, after it finds `b` gone from both.
             unsafe { job.set_ticket(ticket) };
             queued
         };
