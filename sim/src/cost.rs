@@ -38,6 +38,14 @@ pub struct CostModel {
     /// and receiving the message that brought it and its response), on the processor that runs
     /// it. 0 except in the iPSC/2 preset (Shu: 0.45 ms per communication, each way: 1.8).
     pub t_task_remote: f64,
+    /// Sender-initiated policies without a heartbeat (`SimConfig::heartbeat` 0): the period of
+    /// the processors' load exchange, which drives the standing phase (`Machine::tick`) once for
+    /// every period that passed since a processor's last poll point, counted as the runtime
+    /// counts heartbeats (`hypersteal::policy::machine::Heartbeat::poll`); new tasks are still
+    /// decided when they are created. 0: the standing phase runs after every executed task. 0
+    /// except in the iPSC/2 preset (Shu: 100 ms, "the period of load information exchanging").
+    /// A policy's `interval` then counts exchanges.
+    pub load_period: f64,
 }
 
 impl Default for CostModel {
@@ -55,6 +63,7 @@ impl Default for CostModel {
             t_bus: 0.0,
             t_task: 0.0,
             t_task_remote: 0.0,
+            load_period: 0.0,
         }
     }
 }
@@ -73,6 +82,7 @@ impl CostModel {
             t_bus: 0.0,
             t_task: 0.0,
             t_task_remote: 0.0,
+            load_period: 0.0,
         }
     }
 
@@ -99,6 +109,7 @@ impl CostModel {
             ("t_bus", self.t_bus),
             ("t_task", self.t_task),
             ("t_task_remote", self.t_task_remote),
+            ("load_period", self.load_period),
         ];
         for (name, v) in all {
             if !v.is_finite() || v < 0.0 {

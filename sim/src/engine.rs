@@ -14,7 +14,7 @@
 //! | a request reaches its victim | `answer` |
 //! | a task is spawned (heartbeat 0), or a heartbeat's credit finds it the oldest waiting task no decision has seen | `place(hops, false)` |
 //! | a placed task is taken from the inbox | `place(hops, true)` |
-//! | a task ended (heartbeat 0), or, at the end of a task, every heartbeat that passed since the last one, after the allocating half | `tick(oldest_hops)` |
+//! | a task ended (heartbeat 0; with a load-exchange period, once per period passed), or, at the end of a task, every heartbeat that passed since the last one, after the allocating half | `tick(oldest_hops)` |
 //! | a worker runs out of work / a thief's loot arrives (and the root, at the start) | `idle` / `busy` |
 //!
 //! A search processor (a stack of untried alternatives) answers the requests that reach it while
@@ -652,7 +652,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// the heartbeats that passed since the last poll point (`policy::machine::Heartbeat`): the
     /// allocating phase for undecided tasks, oldest first, while its credit lasts, then the
     /// standing phase on the oldest waiting task once per heartbeat passed
-    /// (`policy::machine::allocating_beat`, `standing_beat`), as the runtime does.
+    /// (`policy::machine::allocating_beat`, `standing_beat`), as the runtime does. Without a
+    /// heartbeat but with a load exchange period (`CostModel::load_period`), the standing phase
+    /// runs once per period passed, counted by the same rule.
     fn beat(&mut self, p: usize, now: f64) {
         if self.heartbeat > 0.0 {
             let (mut beat, period) = (self.procs[p].beat, self.heartbeat);
@@ -666,6 +668,14 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 },
             );
             self.procs[p].beat = beat;
+        } else if self.cost.load_period > 0.0 {
+            self.allocate(p, now);
+            let mut beat = self.procs[p].beat;
+            let due = beat.poll(now, self.cost.load_period);
+            self.procs[p].beat = beat;
+            for _ in 0..due {
+                self.stand(p, now);
+            }
         } else {
             self.allocate(p, now);
             self.stand(p, now);

@@ -477,10 +477,13 @@ const SHU_TABLE3: [(&str, [[f64; 6]; 3]); 4] = [
     ),
 ];
 const P_000: [usize; 6] = [1, 2, 4, 8, 16, 32];
+/// Seed 000's schemes. Under the iPSC/2 preset the standing phase runs once per load exchange
+/// (100 ms, `CostModel::load_period`), so a policy's `interval` counts exchanges: both the
+/// gradient model and ACWN act at every exchange, as Shu's do.
 const SHU_SCHEMES: [(&str, &str); 3] = [
     ("Random", "random-alloc"),
-    ("Gradient", "gradient"),
-    ("ACWN", "acwn"),
+    ("Gradient", "gradient:interval=1"),
+    ("ACWN", "acwn:interval=1"),
 ];
 /// Seed 000 Table 4: chares and milliseconds per chare.
 const SHU_TABLE4: [(&str, f64, f64); 4] = [
@@ -500,7 +503,7 @@ fn seed_000(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
     writeln!(out, "## Seed 000 (Shu, ACWN)\n").unwrap();
     writeln!(
         out,
-        "iPSC/2 preset (`--cost ipsc2`), hypercube, seed {}; the gradient model and ACWN at their defaults (gradient: low 1, high 2, a standing phase after every task; ACWN: low 2, high 8, interval 16). Cells: paper / simulated seconds (deviation).\n",
+        "iPSC/2 preset (`--cost ipsc2`), hypercube, seed {}; a load exchange every 100 ms drives the standing phase, and the gradient model (low 1, high 2) and ACWN (low 2, high 8) act at every exchange (`interval=1`). Cells: paper / simulated seconds (deviation).\n",
         cfg.seed
     )
     .unwrap();

@@ -175,10 +175,46 @@ fn acwn_spreads_work_faster_than_gradient_on_32() {
         simulate(&c).unwrap().time
     };
     for w in [Workload::SHU_QUEEN10, Workload::SHU_FIB32] {
-        let (acwn, gradient) = (time("acwn", w), time("gradient", w));
+        let (acwn, gradient) = (time("acwn:interval=1", w), time("gradient", w));
         eprintln!("{w}: acwn {acwn:.0}, gradient {gradient:.0}");
         assert!(acwn < gradient, "{w}: acwn {acwn} gradient {gradient}");
     }
+}
+
+#[test]
+fn a_load_period_runs_the_standing_phase_at_most_once_per_period() {
+    // The gradient model moves a chare only in its standing phase, one per step. Under the
+    // iPSC/2 preset a processor takes a step once per load exchange (100 ms) that passed, so
+    // the moves are at most P x (time / period + 1); stepping after every chare instead (period
+    // 0) moves far more. Both runs execute every chare.
+    let w = Workload::SHU_FIB32;
+    let run = |period: f64| {
+        let mut c = cfg("gradient", Topology::Hypercube, 8, "split:1");
+        c.workload = w;
+        c.cost = CostModel::ipsc2(&w);
+        c.cost.load_period = period;
+        simulate(&c).unwrap()
+    };
+    let (periodic, every) = (run(100.0), run(0.0));
+    assert_eq!(periodic.tasks, every.tasks, "the same chares run");
+    let bound = 8.0 * (periodic.time / 100.0 + 1.0);
+    assert!(periodic.transfers > 0, "the gradient model moved work");
+    assert!(
+        periodic.transfers as f64 <= bound,
+        "{} moves in {:.0} ms: more than one step per period a processor",
+        periodic.transfers,
+        periodic.time
+    );
+    assert!(
+        every.transfers as f64 > bound,
+        "stepping after every chare moves more: {} against {}",
+        every.transfers,
+        periodic.transfers
+    );
+    let mut bad = CostModel::ipsc2(&w);
+    bad.load_period = f64::NAN;
+    let err = bad.validate().unwrap_err();
+    assert!(err.contains("load_period"), "{err}");
 }
 
 #[test]

@@ -73,6 +73,10 @@ pub struct SimArgs {
     /// Further bookkeeping of a task placed from another processor (ipsc2: 1.8, sending and receiving both messages).
     #[arg(long)]
     pub t_task_remote: Option<f64>,
+    /// Sender-initiated policies with `--heartbeat 0`: period of the load exchange that drives
+    /// the standing phase (0: after every task; ipsc2: 100, Shu's period).
+    #[arg(long)]
+    pub load_period: Option<f64>,
     /// What an idle processor does when it sees nothing to steal: `park` (the runtime's
     /// sleep, the default) or `poll` (keep asking until the work is done, as the papers'
     /// message-passing machines).
@@ -186,6 +190,7 @@ fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
     set(&mut c.t_bus, a.t_bus);
     set(&mut c.t_task, a.t_task);
     set(&mut c.t_task_remote, a.t_task_remote);
+    set(&mut c.load_period, a.load_period);
     Ok(c)
 }
 
