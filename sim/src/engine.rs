@@ -668,16 +668,18 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 },
             );
             self.procs[p].beat = beat;
-        } else if self.cost.load_period > 0.0 {
-            self.allocate(p, now);
+            return;
+        }
+        self.allocate(p, now);
+        let due = if self.cost.load_period > 0.0 {
             let mut beat = self.procs[p].beat;
             let due = beat.poll(now, self.cost.load_period);
             self.procs[p].beat = beat;
-            for _ in 0..due {
-                self.stand(p, now);
-            }
+            due
         } else {
-            self.allocate(p, now);
+            1
+        };
+        for _ in 0..due {
             self.stand(p, now);
         }
     }

@@ -357,13 +357,18 @@ impl WorkerThread {
         unsafe { &mut *self.standing.get() }
     }
 
-    /// Publishes this worker's load, its waiting tasks (private stack and standing queue), for
-    /// policies that read loads.
+    /// This worker's waiting tasks: its private stack and its standing queue.
+    #[inline(always)]
+    fn waiting(&self) -> usize {
+        self.stack().len() + self.standing().len()
+    }
+
+    /// Publishes this worker's load, its [`waiting`](Self::waiting) tasks, for policies that
+    /// read loads.
     #[inline(always)]
     fn publish_load(&self) {
         if self.publish {
-            let load = self.stack().len() + self.standing().len();
-            self.exchange().publish_load(load);
+            self.exchange().publish_load(self.waiting());
         }
     }
 
@@ -491,14 +496,9 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     fn pop_standing_if(&self, id: *const ()) -> bool {
-        let standing = self.standing();
-        if self.stack().is_empty() && standing.back().is_some_and(|job| job.id() == id) {
-            standing.pop_back();
-            self.publish_load();
-            true
-        } else {
-            false
-        }
+        // With the stack empty, `pop_stack` takes the standing queue's newest task.
+        let is_b = self.stack().is_empty() && self.standing().back().is_some_and(|j| j.id() == id);
+        is_b && self.pop_stack().is_some()
     }
 
     /// Pops the newest task of the own stack or public deque.

@@ -419,8 +419,7 @@ impl WorkerThread {
             || !registry.workers[self.index].broadcasts.is_empty()
             || (!deep
                 && (!self.deque.is_empty()
-                    || !self.stack().is_empty()
-                    || !self.standing().is_empty()
+                    || self.waiting() != 0
                     || (!BROKEN_INBOX_RECHECK && !registry.workers[self.index].inbox.is_empty())))
         {
             return true;

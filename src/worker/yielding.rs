@@ -24,7 +24,7 @@ impl WorkerThread {
     /// queue or on its public deque (another worker may take those at any moment, so the answer
     /// may be stale).
     pub(crate) fn has_own_tasks(&self) -> bool {
-        !self.stack().is_empty() || !self.standing().is_empty() || !self.deque.is_empty()
+        self.waiting() != 0 || !self.deque.is_empty()
     }
 
     /// Runs the newest task of this worker's own stack or public deque, if there is one.
