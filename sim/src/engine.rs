@@ -27,7 +27,7 @@
 
 use crate::cost::{CostModel, Server, SharedPoint};
 use crate::queue::EventQueue;
-use crate::stack::{SearchStack, SearchTree};
+use crate::stack::{SearchRules, SearchStack};
 use crate::workload::{SplitWork, TaskTree};
 use crate::{Idle, SimConfig, SimResult};
 use hypersteal::policy::machine::{
@@ -42,7 +42,7 @@ enum Work<N> {
     Node(N),
     Chunk(f64),
     /// A depth-first search's stack of untried alternatives; its top node is being expanded.
-    Stack(SearchStack),
+    Stack(SearchStack<N>),
 }
 
 #[derive(Clone, Debug)]
@@ -155,8 +155,8 @@ impl<N> LoadView for View<'_, N> {
 pub(crate) struct Engine<'a, T: TaskTree> {
     tree: Option<&'a T>,
     split: SplitWork,
-    /// A stack-splitting search instead of a task tree or divisible work.
-    search: Option<SearchTree>,
+    /// A stack-splitting search of `tree` instead of running it as a task tree.
+    search: Option<SearchRules>,
     cost: CostModel,
     policy: Policy,
     graph: TopologyGraph,
@@ -176,7 +176,6 @@ pub(crate) struct Engine<'a, T: TaskTree> {
     point: Server,
     bus: Server,
     kids: Vec<T::Node>,
-    search_kids: Vec<crate::stack::SearchNode>,
     end: f64,
     work_done: f64,
     requests: u64,
@@ -279,7 +278,6 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             point: Server::default(),
             bus: Server::default(),
             kids: Vec::new(),
-            search_kids: Vec::new(),
             end: 0.0,
             work_done: 0.0,
             requests: 0,
@@ -299,11 +297,12 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
     }
 
-    /// Runs `search` instead: processor 0 starts with the root on its stack; requests split
-    /// stacks above the search's own cut-off depth.
-    pub(crate) fn searching(mut self, search: SearchTree) -> Self {
-        self.search = Some(search);
-        self.cutoff_depth = search.cutoff.unwrap_or(u32::MAX);
+    /// Searches the tree depth first instead, as `rules` say: processor 0 starts with the root
+    /// on its stack; requests split stacks above the rules' cut-off depth.
+    pub(crate) fn searching(mut self, rules: SearchRules) -> Self {
+        assert!(self.tree.is_some(), "a search needs a tree");
+        self.search = Some(rules);
+        self.cutoff_depth = rules.cutoff.unwrap_or(u32::MAX);
         self
     }
 
@@ -374,9 +373,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
 
     pub(crate) fn run(mut self) -> SimResult {
         let root = match (self.search, self.tree) {
-            (Some(s), _) => Work::Stack(SearchStack::new(s.root())),
-            (None, Some(t)) => Work::Node(t.root()),
-            (None, None) => Work::Chunk(self.split.work),
+            (Some(_), Some(t)) => Work::Stack(SearchStack::new(t.root())),
+            (_, Some(t)) => Work::Node(t.root()),
+            (_, None) => Work::Chunk(self.split.work),
         };
         // The worker that is given the root is busy from the start (under SB: the first donor;
         // being given the root is no access to the queue).
@@ -476,13 +475,19 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
     }
 
+    /// The work of expanding the node on top of `stack`: the tree's cost of that node.
+    fn expansion(&self, stack: &SearchStack<T::Node>) -> f64 {
+        let tree = self.tree.expect("a search has a tree");
+        tree.cost(stack.top().expect("a stack being searched has a top"))
+    }
+
     /// `p` starts executing `task` at `now`.
     fn start(&mut self, p: usize, task: Task<T::Node>, now: f64) {
         let units = match &task.work {
             Work::Node(n) => self.tree.expect("a node needs a tree").cost(n),
             Work::Chunk(w) => *w,
             // One node expansion.
-            Work::Stack(_) => 1.0,
+            Work::Stack(s) => self.expansion(s),
         };
         // A task of a tree also pays its bookkeeping (`t_task`, processor time that is no work).
         // A task placed here from elsewhere (`hops > 0`) pays the receiving side as well.
@@ -520,8 +525,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         if let Work::Stack(mut stack) = task.work {
             // The top node is expanded: its children replace it and the next top starts.
             let search = self.search.expect("a stack belongs to a search");
-            self.work_done += self.cost.t_work;
-            stack.expand_top(&search, &mut self.search_kids);
+            self.work_done += self.expansion(&stack) * self.cost.t_work;
+            let tree = self.tree.expect("a search has a tree");
+            stack.expand_top(tree, &mut self.kids);
             // The poll point (seed 002 section 4: a busy processor "does a fixed amount of work
             // and checks for any pending work-request messages"; here the fixed amount is one
             // node expansion, or `poll` of them): the requests that arrived since the last poll

@@ -54,9 +54,9 @@ pub use iso::{
     IsoResult, PaperIso,
 };
 pub use output::{iso_table, table};
-pub use papers::{papers, PapersConfig, Verdict};
+pub use papers::{papers, papers_with, PapersConfig, Searched, Verdict};
 pub use phased::{PhaseNode, PhaseTree, Phased};
-pub use stack::{SearchTree, StackSplit};
+pub use stack::{walk, SearchNode, SearchRules, SearchTree, StackSplit};
 pub use workload::{
     fib_calls, tree_size, FibTree, QueensNode, QueensTree, SplitWork, TaskTree, Workload,
 };
@@ -191,18 +191,7 @@ fn check(config: &SimConfig, tree: bool) -> Result<(), SimError> {
         .map_err(|e| SimError(e.to_string()))?;
     if let Workload::Search(t) = config.workload {
         t.validate().map_err(SimError)?;
-        if config.policy.is_sender_initiated() {
-            return Err(SimError(format!(
-                "{} places new tasks and needs a tree workload; {} moves work only by splitting stacks on request (receiver-initiated policies)",
-                config.policy, config.workload
-            )));
-        }
-        if config.cutoff_depth.is_some() {
-            return Err(SimError(format!(
-                "a search workload takes its cut-off in its spelling (search:NODES:cutoff=D), not cutoff_depth; got {}",
-                config.workload
-            )));
-        }
+        check_search(config, &config.workload.to_string())?;
     }
     if config.policy.is_sender_initiated() && !tree {
         return Err(SimError(format!(
@@ -225,6 +214,23 @@ fn check(config: &SimConfig, tree: bool) -> Result<(), SimError> {
     Ok(())
 }
 
+/// What a stack-splitting search refuses: policies that place tasks, and a cut-off given
+/// outside its rules.
+fn check_search(config: &SimConfig, name: &str) -> Result<(), SimError> {
+    if config.policy.is_sender_initiated() {
+        return Err(SimError(format!(
+            "{} places new tasks and needs a tree workload; the search of {name} moves work only by splitting stacks on request (receiver-initiated policies)",
+            config.policy
+        )));
+    }
+    if config.cutoff_depth.is_some() {
+        return Err(SimError(format!(
+            "a search takes its cut-off in its rules (search:NODES:cutoff=D, SearchRules::cutoff), not cutoff_depth; got {name}"
+        )));
+    }
+    Ok(())
+}
+
 fn finish(config: &SimConfig, workload: String, mut r: SimResult) -> SimResult {
     r.policy = config.policy.to_string();
     r.topology = config.topology.name().to_string();
@@ -242,11 +248,9 @@ pub fn simulate(config: &SimConfig) -> Result<SimResult, SimError> {
         Workload::Split(s) => engine::Engine::<FibTree>::new(config, None, s).run(),
         Workload::Fib(t) => engine::Engine::new(config, Some(&t), SplitWork::halving(1.0)).run(),
         Workload::Queens(t) => engine::Engine::new(config, Some(&t), SplitWork::halving(1.0)).run(),
-        Workload::Search(t) => {
-            engine::Engine::<FibTree>::new(config, None, SplitWork::halving(1.0))
-                .searching(t)
-                .run()
-        }
+        Workload::Search(t) => engine::Engine::new(config, Some(&t), SplitWork::halving(1.0))
+            .searching(t.rules())
+            .run(),
         Workload::Phased(p) => simulate_phases(config, p),
     };
     Ok(finish(config, config.workload.to_string(), r))
@@ -308,6 +312,27 @@ pub fn simulate_tree<T: TaskTree>(
 ) -> Result<SimResult, SimError> {
     check(config, true)?;
     let r = engine::Engine::new(config, Some(tree), SplitWork::halving(1.0)).run();
+    Ok(finish(config, name.to_string(), r))
+}
+
+/// Runs one depth-first search of any [`TaskTree`] with stack splitting, as `rules` say (the
+/// model of [`SearchTree`], seed 002 section 8, on another tree: the suite's Davis-Putnam
+/// satisfiability search, for one). Every node expansion costs the tree's [`TaskTree::cost`] of
+/// that node; `config.workload` is ignored and `name` names the search in the result. Only
+/// receiver-initiated policies run, and the cut-off comes from `rules`, not
+/// `config.cutoff_depth`.
+pub fn simulate_search<T: TaskTree>(
+    config: &SimConfig,
+    name: &str,
+    tree: &T,
+    rules: SearchRules,
+) -> Result<SimResult, SimError> {
+    check(config, true)?;
+    rules.validate().map_err(SimError)?;
+    check_search(config, name)?;
+    let r = engine::Engine::new(config, Some(tree), SplitWork::halving(1.0))
+        .searching(rules)
+        .run();
     Ok(finish(config, name.to_string(), r))
 }
 

@@ -2,12 +2,16 @@
 //! computed from the tolerances of issue 14 (`hypersteal-suite sim papers`, `docs/simulator.md`).
 //!
 //! Every run uses the default settings of its section of `docs/simulator.md` (no per-table
-//! tuning): seed 002's tables a million-node stack-splitting search (`search:1000000`) on a
-//! hypercube with the default cost model and processors that poll; seed 000's the iPSC/2
-//! preset with Shu's workloads. The output is a markdown document; the same configuration gives
-//! the same bytes.
+//! tuning): seed 002's tables stack-splitting searches on a hypercube with the default cost
+//! model and processors that poll ([`papers`]: the synthetic million-node tree
+//! `search:1000000`; [`papers_with`]: any [`Searched`] instances, such as the suite's
+//! Davis-Putnam searches of the paper's problem); seed 000's the iPSC/2 preset with Shu's
+//! workloads. The output is a markdown document; the same configuration and instances give the
+//! same bytes.
 
-use crate::{simulate, tree_size, CostModel, Idle, SimConfig, SimError, SimResult, Workload};
+use crate::{
+    simulate, tree_size, CostModel, Idle, SearchTree, SimConfig, SimError, SimResult, Workload,
+};
 use hypersteal::{Policy, Topology};
 use std::fmt::Write as _;
 
@@ -22,6 +26,8 @@ pub struct PapersConfig {
     pub procs_002: Vec<usize>,
     /// Processor counts of seed 000's Table 3 (the paper's: 1 to 32).
     pub procs_000: Vec<usize>,
+    /// Threads seed 002's runs are spread over (the document does not depend on it).
+    pub threads: usize,
 }
 
 impl PapersConfig {
@@ -32,6 +38,7 @@ impl PapersConfig {
             search_nodes: 1_000_000,
             procs_002: vec![8, 16, 32, 64, 128, 256, 512, 1024],
             procs_000: vec![1, 2, 4, 8, 16, 32],
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
 
@@ -42,7 +49,32 @@ impl PapersConfig {
             search_nodes: 20_000,
             procs_002: vec![8, 64],
             procs_000: vec![1, 8],
+            threads: 1,
         }
+    }
+}
+
+/// A search seed 002's tables run: a tree searched depth first with stack splitting, as the
+/// paper's processors search the Davis-Putnam tree of a formula (section 8).
+/// [`papers`] runs the simulator's synthetic [`SearchTree`]; the suite's `sim papers` runs
+/// the satisfiability searches of its `tautology` formulas through [`papers_with`].
+pub trait Searched: Sync {
+    /// The workload's spelling, for the document.
+    fn name(&self) -> String;
+    /// One simulated search on `config`'s machine (`config.workload` is ignored).
+    fn simulate(&self, config: &SimConfig) -> Result<SimResult, SimError>;
+}
+
+impl Searched for SearchTree {
+    fn name(&self) -> String {
+        Workload::Search(*self).to_string()
+    }
+
+    fn simulate(&self, config: &SimConfig) -> Result<SimResult, SimError> {
+        simulate(&SimConfig {
+            workload: Workload::Search(*self),
+            ..*config
+        })
     }
 }
 
@@ -259,33 +291,89 @@ fn peak(xs: &[(usize, f64)]) -> usize {
         .0
 }
 
+/// Seed 002's machine (hypercube, default costs, idle processors poll) with `policy` on `procs`.
+fn config_002(policy: &str, procs: usize, seed: u64) -> Result<SimConfig, SimError> {
+    Ok(SimConfig {
+        policy: policy
+            .parse::<Policy>()
+            .map_err(|e| SimError(e.to_string()))?,
+        topology: Topology::Hypercube,
+        procs,
+        workload: Workload::Search(SearchTree::new(1)),
+        cost: CostModel::default(),
+        seed,
+        idle: Idle::Poll,
+        cutoff_depth: None,
+        heartbeat: 0.0,
+    })
+}
+
+/// `f` of every item, in order, on up to `threads` threads (each item independent, so the
+/// results do not depend on the number of threads).
+fn par_map<I: Sync, R: Send>(items: &[I], threads: usize, f: impl Fn(&I) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+    let slots = std::sync::Mutex::new(&mut out);
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, items.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
+                slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    out.into_iter()
+        .map(|r| r.expect("every item was mapped"))
+        .collect()
+}
+
+/// Speedup of `policy` on `procs` over the instances as the paper averages (section 8: "the
+/// ratio of the cumulative time to solve all the problems in parallel ... to the corresponding
+/// cumulative sequential time"): the instances' work over their simulated times, each summed.
+fn cumulative_speedup(
+    instances: &[&dyn Searched],
+    policy: &str,
+    procs: usize,
+    seed: u64,
+) -> Result<f64, SimError> {
+    let config = config_002(policy, procs, seed)?;
+    let (mut work, mut time) = (0.0, 0.0);
+    for i in instances {
+        let r = i.simulate(&config)?;
+        work += r.work;
+        time += r.time;
+    }
+    Ok(if time > 0.0 { work / time } else { 1.0 })
+}
+
 /// A speedup table of seed 002 (Table 3 or 5) as markdown rows.
 fn speedup_table(
     out: &mut String,
     cfg: &PapersConfig,
+    instances: &[&dyn Searched],
     rows: &[(&str, &str, [f64; 8])],
     tol: f64,
 ) -> Result<(), SimError> {
-    let search: Workload = format!("search:{}", cfg.search_nodes)
-        .parse()
-        .map_err(SimError)?;
     let head: Vec<String> = cfg.procs_002.iter().map(|p| p.to_string()).collect();
     writeln!(out, "| scheme | {} | verdict | why |", head.join(" | ")).unwrap();
     writeln!(out, "|---|{}---|---|", "---|".repeat(head.len())).unwrap();
-    for (label, policy, paper) in rows {
+    let runs: Vec<(&str, usize)> = rows
+        .iter()
+        .flat_map(|r| cfg.procs_002.iter().map(move |&p| (r.1, p)))
+        .collect();
+    let speedups = par_map(&runs, cfg.threads, |&(policy, p)| {
+        cumulative_speedup(instances, policy, p, cfg.seed)
+    });
+    let mut speedups = speedups.into_iter();
+    for (label, _, paper) in rows {
         let mut pairs = Vec::new();
         let mut sims = Vec::new();
         for &p in &cfg.procs_002 {
-            let r = run(
-                policy,
-                p,
-                search,
-                CostModel::default(),
-                Idle::Poll,
-                cfg.seed,
-            )?;
-            pairs.push((paper_at(paper, p), r.speedup));
-            sims.push((p, r.speedup));
+            let speedup = speedups.next().expect("one run per row and P")?;
+            pairs.push((paper_at(paper, p), speedup));
+            sims.push((p, speedup));
         }
         let papers: Vec<(usize, f64)> = cfg
             .procs_002
@@ -342,14 +430,25 @@ fn speedup_table(
     Ok(())
 }
 
-fn seed_002(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
-    let search: Workload = format!("search:{}", cfg.search_nodes)
-        .parse()
-        .map_err(SimError)?;
+fn seed_002(
+    out: &mut String,
+    cfg: &PapersConfig,
+    instances: &[&dyn Searched],
+) -> Result<(), SimError> {
+    let Some(first) = instances.first() else {
+        return Err(SimError(
+            "seed 002's tables need at least one search".into(),
+        ));
+    };
+    let names: Vec<String> = instances
+        .iter()
+        .map(|i| format!("`{}`", i.name()))
+        .collect();
     writeln!(out, "## Seed 002 (Kumar, Grama, Rao)\n").unwrap();
     writeln!(
         out,
-        "Workload `{search}` (stack-splitting search), hypercube, default costs, idle processors poll, seed {}. Cells: paper / simulated (deviation).\n",
+        "Stack-splitting search of {}, hypercube, default costs, idle processors poll, seed {}. Tables 3 and 5: the speedup over all of them (their work over their summed simulated times, as the paper averages its five problems); Table 4: the first (the paper's counts are of \"a specific problem\"). Cells: paper / simulated (deviation).\n",
+        names.join(", "),
         cfg.seed
     )
     .unwrap();
@@ -358,7 +457,7 @@ fn seed_002(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
         "### Table 3: speedups of the receiver-initiated schemes (tolerance 15 %)\n"
     )
     .unwrap();
-    speedup_table(out, cfg, &TABLE3, 0.15)?;
+    speedup_table(out, cfg, instances, &TABLE3, 0.15)?;
     writeln!(
         out,
         "\n### Table 4: requests of GRR-M and RP (tolerance 25 % on the growth and the ratio)\n"
@@ -367,17 +466,18 @@ fn seed_002(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
     let mut counts = Vec::new();
     writeln!(out, "| P | GRR-M paper | GRR-M sim | RP paper | RP sim |").unwrap();
     writeln!(out, "|---|---|---|---|---|").unwrap();
+    let runs: Vec<(&str, usize)> = cfg
+        .procs_002
+        .iter()
+        .flat_map(|&p| [("grr-m", p), ("rp", p)])
+        .collect();
+    let requests = par_map(&runs, cfg.threads, |&(policy, p)| {
+        Ok::<f64, SimError>(first.simulate(&config_002(policy, p, cfg.seed)?)?.requests as f64)
+    });
+    let mut requests = requests.into_iter();
     for &p in &cfg.procs_002 {
-        let g = run(
-            "grr-m",
-            p,
-            search,
-            CostModel::default(),
-            Idle::Poll,
-            cfg.seed,
-        )?
-        .requests as f64;
-        let r = run("rp", p, search, CostModel::default(), Idle::Poll, cfg.seed)?.requests as f64;
+        let g = requests.next().expect("a GRR-M run per P")?;
+        let r = requests.next().expect("an RP run per P")?;
         let paper = TABLE4.iter().find(|t| t.0 == p);
         let show = |x: Option<f64>| x.map_or("—".to_string(), |x| format!("{x:.0}"));
         writeln!(
@@ -432,7 +532,7 @@ fn seed_002(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
     )
     .unwrap();
     writeln!(out, "`sl`: worker 0 manages all; `ml`: two levels (the paper's l = 2), fan-out √P rounded up. The paper's SL column stops at 128.\n").unwrap();
-    speedup_table(out, cfg, &TABLE5, 0.20)?;
+    speedup_table(out, cfg, instances, &TABLE5, 0.20)?;
     writeln!(
         out,
         "\nTable 1 (isoefficiency) is not rerun here: its search takes minutes; `docs/simulator.md`, \"Seed 002, Table 1\", has the command and the fitted exponents.\n"
@@ -617,8 +717,16 @@ fn seed_000(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
     Ok(())
 }
 
-/// Every table of both papers that the simulator covers, as one markdown document.
+/// Every table of both papers that the simulator covers, as one markdown document, seed 002's
+/// on the synthetic search tree `search:N` (`PapersConfig::search_nodes`).
 pub fn papers(cfg: &PapersConfig) -> Result<String, SimError> {
+    let tree = SearchTree::new(cfg.search_nodes);
+    papers_with(cfg, &[&tree])
+}
+
+/// [`papers`] with seed 002's tables on `instances` (at least one): Tables 3 and 5 over all of
+/// them, Table 4 on the first.
+pub fn papers_with(cfg: &PapersConfig, instances: &[&dyn Searched]) -> Result<String, SimError> {
     let mut out = String::new();
     writeln!(out, "# The papers' tables next to the simulator\n").unwrap();
     writeln!(
@@ -627,7 +735,7 @@ pub fn papers(cfg: &PapersConfig) -> Result<String, SimError> {
         cfg.seed
     )
     .unwrap();
-    seed_002(&mut out, cfg)?;
+    seed_002(&mut out, cfg, instances)?;
     seed_000(&mut out, cfg)?;
     Ok(out)
 }

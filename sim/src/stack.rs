@@ -26,6 +26,8 @@
 
 use std::fmt;
 
+use crate::TaskTree;
+
 /// How a donor splits its stack of untried alternatives (seed 002 section 5.1's splitting
 /// function; Appendix B and Figure 7 study damaged ones).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,6 +52,43 @@ impl StackSplit {
             StackSplit::Bottom => "bottom",
             StackSplit::Top => "top",
         }
+    }
+}
+
+/// How a stack-splitting search shares its work, whatever tree it searches: the cut-off below
+/// which alternatives stay, what a split gives and how often a busy processor answers requests.
+/// [`SearchTree`] carries these for its synthetic tree; [`crate::simulate_search`] takes them
+/// for any [`TaskTree`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchRules {
+    /// Untried alternatives deeper than this (the root is depth 0) are never given away.
+    /// `None`: any alternative may go.
+    pub cutoff: Option<u32>,
+    /// What a donor gives away.
+    pub split: StackSplit,
+    /// Node expansions between two poll points of a busy processor; at least 1.
+    pub poll: u32,
+}
+
+impl Default for SearchRules {
+    /// No cut-off, halving splits, a poll point after every node expansion (the settings of
+    /// every table in `docs/simulator.md`).
+    fn default() -> Self {
+        SearchRules {
+            cutoff: None,
+            split: StackSplit::Half,
+            poll: 1,
+        }
+    }
+}
+
+impl SearchRules {
+    /// Checks the settings, naming the one that is out of range.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.poll == 0 {
+            return Err(format!("search: poll must be 1 to {}, got 0", u32::MAX));
+        }
+        Ok(())
     }
 }
 
@@ -108,20 +147,38 @@ impl SearchTree {
                 self.branching
             ));
         }
-        Ok(())
+        self.rules().validate()
     }
 
-    /// The root: the whole tree, at depth 0.
-    pub(crate) fn root(&self) -> SearchNode {
+    /// How this search shares its work.
+    pub fn rules(&self) -> SearchRules {
+        SearchRules {
+            cutoff: self.cutoff,
+            split: self.split,
+            poll: self.poll,
+        }
+    }
+
+    /// Nodes and depth (of the deepest node) of the tree, by a sequential depth-first walk of
+    /// the same stack the simulated processors use.
+    pub fn walk(&self) -> (u64, u32) {
+        walk(self)
+    }
+}
+
+impl TaskTree for SearchTree {
+    type Node = SearchNode;
+
+    /// The root: the whole tree.
+    fn root(&self) -> SearchNode {
         SearchNode {
             id: mix(self.tree_seed, 0x5EA2C4),
             size: self.nodes,
-            depth: 0,
         }
     }
 
     /// Appends `node`'s children to `out`, in the order a sequential search visits them.
-    pub(crate) fn children(&self, node: &SearchNode, out: &mut Vec<SearchNode>) {
+    fn children(&self, node: &SearchNode, out: &mut Vec<SearchNode>) {
         let below = node.size - 1;
         if below == 0 {
             return;
@@ -141,24 +198,14 @@ impl SearchTree {
                 out.push(SearchNode {
                     id: mix(node.id, 0x100 + slot as u64),
                     size,
-                    depth: node.depth + 1,
                 });
             }
         }
     }
 
-    /// Nodes and depth (of the deepest node) of the tree, by a sequential depth-first walk of
-    /// the same stack the simulated processors use.
-    pub fn walk(&self) -> (u64, u32) {
-        let mut stack = SearchStack::new(self.root());
-        let (mut nodes, mut depth) = (0u64, 0u32);
-        let mut kids = Vec::new();
-        while let Some(top) = stack.top() {
-            depth = depth.max(top.depth);
-            stack.expand_top(self, &mut kids);
-            nodes += 1;
-        }
-        (nodes, depth)
+    /// Every node is one expansion.
+    fn cost(&self, _: &SearchNode) -> f64 {
+        1.0
     }
 }
 
@@ -207,21 +254,15 @@ pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
         )
     })?;
     let mut t = SearchTree::new(nodes);
+    let mut rules = t.rules();
     for pair in settings.into_iter().flat_map(|s| s.split(',')) {
-        let Some((key, value)) = pair.split_once('=') else {
-            return Err(format!(
-                "search: malformed setting `{pair}`; expected KEY=VALUE with KEY one of {KEYS}"
-            ));
-        };
-        let (key, value) = (key.trim(), value.trim());
-        let whole = |what: &str| {
-            value
-                .parse::<u64>()
-                .map_err(|_| format!("search: {key} must be {what}, got `{value}`"))
-        };
+        let (key, value) = key_value(pair, KEYS)?;
+        if rules.set(key, value)? {
+            continue;
+        }
         match key {
             "b" => {
-                let b = whole("a whole number 2 to 8")?;
+                let b = whole(key, value, "a whole number 2 to 8")?;
                 t.branching = u32::try_from(b).map_err(|_| {
                     format!(
                         "search: b (branch slots per node) must be 2 to {}, got {b}",
@@ -229,15 +270,50 @@ pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
                     )
                 })?;
             }
-            "cutoff" if value == "none" => t.cutoff = None,
+            "tree" => t.tree_seed = whole(key, value, "a whole number (the tree's seed)")?,
+            _ => {
+                return Err(format!(
+                    "search: unknown setting `{key}`; expected one of {KEYS}"
+                ))
+            }
+        }
+    }
+    (t.cutoff, t.split, t.poll) = (rules.cutoff, rules.split, rules.poll);
+    t.validate()?;
+    Ok(t)
+}
+
+/// `KEY=VALUE`, trimmed; the error names the keys `keys` allowed.
+fn key_value<'s>(pair: &'s str, keys: &str) -> Result<(&'s str, &'s str), String> {
+    let Some((key, value)) = pair.split_once('=') else {
+        return Err(format!(
+            "search: malformed setting `{pair}`; expected KEY=VALUE with KEY one of {keys}"
+        ));
+    };
+    Ok((key.trim(), value.trim()))
+}
+
+/// `value` of setting `key` as a whole number; the error says it should be `what`.
+fn whole(key: &str, value: &str, what: &str) -> Result<u64, String> {
+    value
+        .parse::<u64>()
+        .map_err(|_| format!("search: {key} must be {what}, got `{value}`"))
+}
+
+impl SearchRules {
+    /// Sets `key` (`cutoff`, `split` or `poll`) to `value`: `Ok(false)` when `key` is none of
+    /// them; an error naming the setting, the value and what is allowed when the value is bad.
+    fn set(&mut self, key: &str, value: &str) -> Result<bool, String> {
+        match key {
+            "cutoff" if value == "none" => self.cutoff = None,
             "cutoff" => {
-                let c = whole("a depth (0 is the root) or `none`")?;
-                t.cutoff = Some(u32::try_from(c).map_err(|_| {
+                let c = whole(key, value, "a depth (0 is the root) or `none`")?;
+                self.cutoff = Some(u32::try_from(c).map_err(|_| {
                     format!("search: cutoff must be a depth up to {}, got {c}", u32::MAX)
                 })?);
             }
             "split" => {
-                t.split = match value {
+                self.split = match value {
                     "half" => StackSplit::Half,
                     "bottom" => StackSplit::Bottom,
                     "top" => StackSplit::Top,
@@ -248,104 +324,182 @@ pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
                     }
                 }
             }
-            "tree" => t.tree_seed = whole("a whole number (the tree's seed)")?,
             "poll" => {
-                let n = whole("a whole number of node expansions, 1 or more")?;
-                t.poll = u32::try_from(n)
+                let n = whole(key, value, "a whole number of node expansions, 1 or more")?;
+                self.poll = u32::try_from(n)
                     .ok()
                     .filter(|&n| n >= 1)
                     .ok_or_else(|| format!("search: poll must be 1 to {}, got {n}", u32::MAX))?;
             }
-            _ => {
-                return Err(format!(
-                    "search: unknown setting `{key}`; expected one of {KEYS}"
-                ))
-            }
+            _ => return Ok(false),
         }
+        Ok(true)
     }
-    t.validate()?;
-    Ok(t)
 }
 
-/// A node of a [`SearchTree`]: its identity (the hash its subtree's shape is drawn from), the
-/// size of its subtree and its depth.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SearchNode {
+impl std::str::FromStr for SearchRules {
+    type Err = String;
+
+    /// `KEY=VALUE,...` with keys `cutoff` (a depth or `none`), `split` (`half`, `bottom` or
+    /// `top`) and `poll` (node expansions between poll points); the empty string is the
+    /// defaults.
+    fn from_str(s: &str) -> Result<Self, String> {
+        const KEYS: &str = "cutoff, split, poll";
+        let mut rules = SearchRules::default();
+        for pair in s.split(',').filter(|p| !p.trim().is_empty()) {
+            let (key, value) = key_value(pair, KEYS)?;
+            if !rules.set(key, value)? {
+                return Err(format!(
+                    "search: unknown setting `{key}`; expected one of {KEYS}"
+                ));
+            }
+        }
+        Ok(rules)
+    }
+}
+
+impl fmt::Display for SearchRules {
+    /// The settings that differ from the defaults, `KEY=VALUE` comma separated (empty when
+    /// none does); parses back to the same rules.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut items = Vec::new();
+        if let Some(c) = self.cutoff {
+            items.push(format!("cutoff={c}"));
+        }
+        if self.split != StackSplit::Half {
+            items.push(format!("split={}", self.split.name()));
+        }
+        if self.poll != 1 {
+            items.push(format!("poll={}", self.poll));
+        }
+        f.write_str(&items.join(","))
+    }
+}
+
+/// Nodes and depth (of the deepest node) of `tree`, by a sequential depth-first walk of the same
+/// stack the simulated processors use.
+pub fn walk<T: TaskTree>(tree: &T) -> (u64, u32) {
+    let mut stack = SearchStack::new(tree.root());
+    let (mut nodes, mut depth) = (0u64, 0u32);
+    let mut kids = Vec::new();
+    while let Some(top) = stack.top_depth() {
+        depth = depth.max(top);
+        stack.expand_top(tree, &mut kids);
+        nodes += 1;
+    }
+    (nodes, depth)
+}
+
+/// A node of a [`SearchTree`]: its identity (the hash its subtree's shape is drawn from) and the
+/// size of its subtree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchNode {
     id: u64,
     size: u64,
+}
+
+/// An untried alternative on a stack: a node of the tree and its depth (the root is 0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Alternative<N> {
+    pub(crate) node: N,
     pub(crate) depth: u32,
 }
 
 /// A processor's stack of untried alternatives, the bottom (shallowest) first. Depths never
 /// decrease from the bottom to the top. The top node is the one being expanded.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct SearchStack {
-    nodes: Vec<SearchNode>,
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SearchStack<N> {
+    alts: Vec<Alternative<N>>,
 }
 
-impl SearchStack {
-    pub(crate) fn new(root: SearchNode) -> Self {
-        SearchStack { nodes: vec![root] }
+impl<N> SearchStack<N> {
+    /// A stack holding only `root`, at depth 0.
+    pub(crate) fn new(root: N) -> Self {
+        SearchStack {
+            alts: vec![Alternative {
+                node: root,
+                depth: 0,
+            }],
+        }
     }
 
     #[cfg(test)]
-    pub(crate) fn from_nodes(nodes: Vec<SearchNode>) -> Self {
-        SearchStack { nodes }
+    pub(crate) fn from_depths(depths: impl IntoIterator<Item = u32>) -> Self
+    where
+        N: Default,
+    {
+        SearchStack {
+            alts: depths
+                .into_iter()
+                .map(|depth| Alternative {
+                    node: N::default(),
+                    depth,
+                })
+                .collect(),
+        }
     }
 
     #[cfg(test)]
-    pub(crate) fn nodes(&self) -> &[SearchNode] {
-        &self.nodes
+    pub(crate) fn depths(&self) -> Vec<u32> {
+        self.alts.iter().map(|a| a.depth).collect()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.alts.is_empty()
     }
 
-    pub(crate) fn top(&self) -> Option<&SearchNode> {
-        self.nodes.last()
+    /// The node being expanded.
+    pub(crate) fn top(&self) -> Option<&N> {
+        self.alts.last().map(|a| &a.node)
+    }
+
+    /// The depth of the node being expanded.
+    pub(crate) fn top_depth(&self) -> Option<u32> {
+        self.alts.last().map(|a| a.depth)
     }
 
     /// The top node has been expanded: it is replaced by its children, the first on top.
-    pub(crate) fn expand_top(&mut self, tree: &SearchTree, kids: &mut Vec<SearchNode>) {
-        let node = self.nodes.pop().expect("a node to expand");
+    pub(crate) fn expand_top<T: TaskTree<Node = N>>(&mut self, tree: &T, kids: &mut Vec<N>) {
+        let top = self.alts.pop().expect("a node to expand");
         kids.clear();
-        tree.children(&node, kids);
-        self.nodes.extend(kids.drain(..).rev());
+        tree.children(&top.node, kids);
+        let depth = top.depth + 1;
+        self.alts
+            .extend(kids.drain(..).rev().map(|node| Alternative { node, depth }));
     }
 
     /// Alternatives a request may take: those at most `cutoff` deep, not counting the top node
     /// (it is being expanded).
     pub(crate) fn giveable(&self, cutoff: u32) -> usize {
-        let shallow = self.nodes.partition_point(|n| n.depth <= cutoff);
-        shallow.min(self.nodes.len().saturating_sub(1))
+        let shallow = self.alts.partition_point(|a| a.depth <= cutoff);
+        shallow.min(self.alts.len().saturating_sub(1))
     }
 
     /// Splits off what `how` gives from the alternatives at most `cutoff` deep, bottom first;
     /// `None` (a reject) when there are none.
-    pub(crate) fn split(&mut self, how: StackSplit, cutoff: u32) -> Option<SearchStack> {
+    pub(crate) fn split(&mut self, how: StackSplit, cutoff: u32) -> Option<SearchStack<N>> {
         let n = self.giveable(cutoff);
         if n == 0 {
             return None;
         }
-        let nodes = match how {
-            StackSplit::Bottom => vec![self.nodes.remove(0)],
-            StackSplit::Top => vec![self.nodes.remove(n - 1)],
+        let alts = match how {
+            StackSplit::Bottom => vec![self.alts.remove(0)],
+            StackSplit::Top => vec![self.alts.remove(n - 1)],
             StackSplit::Half => {
                 let mut given = Vec::with_capacity(n.div_ceil(2));
-                let mut i = 0;
-                self.nodes.retain(|node| {
-                    let give = i < n && i % 2 == 0;
-                    if give {
-                        given.push(*node);
+                let mut kept = Vec::with_capacity(self.alts.len() - n / 2);
+                for (i, alt) in self.alts.drain(..).enumerate() {
+                    if i < n && i % 2 == 0 {
+                        given.push(alt);
+                    } else {
+                        kept.push(alt);
                     }
-                    i += 1;
-                    !give
-                });
+                }
+                self.alts = kept;
                 given
             }
         };
-        Some(SearchStack { nodes })
+        Some(SearchStack { alts })
     }
 }
 
@@ -356,13 +510,4 @@ fn mix(a: u64, b: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
-}
-
-#[cfg(test)]
-pub(crate) fn node(depth: u32) -> SearchNode {
-    SearchNode {
-        id: depth as u64,
-        size: 1,
-        depth,
-    }
 }

@@ -1,7 +1,7 @@
 //! The stack-splitting search model's must-holds (issue 14).
 
 use super::*;
-use crate::stack::{node, SearchStack};
+use crate::stack::{SearchNode, SearchStack};
 
 /// Every receiver-initiated policy, most-loaded with both of its scopes, and the manager
 /// schemes (`sl`, `ml`).
@@ -122,8 +122,8 @@ fn search_spellings_round_trip_and_errors_name_the_setting() {
 #[test]
 fn a_split_gives_the_bottom_alternatives_and_nothing_below_the_cutoff() {
     // Depths 1, 2, 3, 4, 5 and the top (depth 6) being expanded.
-    let stack = || SearchStack::from_nodes((1..=6).map(node).collect());
-    let depths = |s: &SearchStack| -> Vec<u32> { s.nodes().iter().map(|n| n.depth).collect() };
+    let stack = || SearchStack::<SearchNode>::from_depths(1..=6);
+    let depths = |s: &SearchStack<SearchNode>| s.depths();
 
     let mut s = stack();
     assert_eq!(s.giveable(u32::MAX), 5, "the top is never given");
@@ -148,7 +148,7 @@ fn a_split_gives_the_bottom_alternatives_and_nothing_below_the_cutoff() {
     assert_eq!(s.split(StackSplit::Half, 0), None);
     assert_eq!(s, stack());
     // Only the node being expanded: rejected.
-    let mut one = SearchStack::from_nodes(vec![node(0)]);
+    let mut one = SearchStack::<SearchNode>::from_depths([0]);
     assert_eq!(one.split(StackSplit::Bottom, u32::MAX), None);
 }
 
@@ -402,4 +402,84 @@ fn a_coarser_poll_interval_conserves_the_work_and_answers_every_request() {
         // Answers that wait longer leave the thieves idle longer.
         assert!(slower[0] < slower[2], "{slower:?}");
     });
+}
+
+#[test]
+fn any_task_tree_searched_with_stack_splitting_conserves_its_work() {
+    // The call tree of fib(20) with sequential leaves below 8: nodes of unequal cost, a tree
+    // that is not a `SearchTree`.
+    let fib = FibTree { n: 20, cutoff: 8 };
+    let (nodes, work) = tree_size(&fib);
+    assert_eq!(crate::walk(&fib).0, nodes);
+    let rules: Vec<SearchRules> = ["", "cutoff=6,split=bottom", "split=top,poll=3"]
+        .iter()
+        .map(|r| r.parse().unwrap())
+        .collect();
+    for policy in ["rp", "grr-m", "sb", "ml"] {
+        for procs in [1, 2, 64, 1024] {
+            for &rules in &rules {
+                let mut c = cfg(policy, procs, "search:1");
+                c.idle = Idle::Poll;
+                let r = within(60, move || simulate_search(&c, "fib", &fib, rules)).unwrap();
+                let what = format!("{policy} P={procs} {rules}");
+                assert_eq!(r.workload, "fib", "{what}");
+                assert_eq!(r.tasks, nodes, "{what}: every node expanded once");
+                assert_eq!(r.work, work, "{what}: the tree's costs");
+                assert_eq!(r.requests_ok + r.rejects, r.requests, "{what}: {r:?}");
+                // Not `time <= work`: on this small tree 1023 polling processors can cost a
+                // manager more time in answers than the search saves.
+                assert!(r.time >= work / procs as f64, "{what}");
+                if procs > 1 {
+                    assert!(r.requests_ok > 0, "{what}: work spread: {r:?}");
+                }
+            }
+        }
+    }
+    // What a search refuses: placing policies, a cut-off outside its rules, a zero poll.
+    let c = cfg("acwn", 8, "search:1");
+    let e = simulate_search(&c, "fib", &fib, SearchRules::default()).unwrap_err();
+    assert!(e.to_string().contains("splitting stacks"), "{e}");
+    let mut c = cfg("rp", 8, "search:1");
+    c.cutoff_depth = Some(3);
+    let e = simulate_search(&c, "fib", &fib, SearchRules::default()).unwrap_err();
+    assert!(e.to_string().contains("cutoff_depth"), "{e}");
+    let zero = SearchRules {
+        poll: 0,
+        ..SearchRules::default()
+    };
+    let e = simulate_search(&cfg("rp", 8, "search:1"), "fib", &fib, zero).unwrap_err();
+    assert!(e.to_string().contains("poll"), "{e}");
+}
+
+#[test]
+fn search_rules_round_trip_and_errors_name_the_setting() {
+    for s in [
+        "",
+        "cutoff=4",
+        "split=top",
+        "poll=7",
+        "cutoff=0,split=bottom,poll=2",
+    ] {
+        let r: SearchRules = s.parse().unwrap();
+        assert_eq!(r.to_string(), s);
+    }
+    assert_eq!(
+        " cutoff = none ".parse::<SearchRules>().unwrap(),
+        SearchRules::default()
+    );
+    for (bad, needles) in [
+        (
+            "split=middle",
+            &["split", "middle", "half, bottom or top"][..],
+        ),
+        ("poll=0", &["poll", "0"]),
+        ("cutoff=-1", &["cutoff", "-1", "depth"]),
+        ("b=3", &["unknown setting `b`", "cutoff, split, poll"]),
+        ("cutoff", &["malformed", "KEY=VALUE"]),
+    ] {
+        let e = bad.parse::<SearchRules>().unwrap_err();
+        for n in needles {
+            assert!(e.contains(n), "{bad}: `{e}` lacks `{n}`");
+        }
+    }
 }

@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 
 use hypersteal::{Policy, Topology};
 use hypersteal_sim::{
-    self as sim, Architecture, CostModel, Idle, IsoConfig, IsoResult, SimConfig, SimResult,
-    SplitWork, TaskTree, Workload,
+    self as sim, Architecture, CostModel, Idle, IsoConfig, IsoResult, SearchRules, SimConfig,
+    SimResult, SplitWork, TaskTree, Workload,
 };
 use plotters::prelude::*;
 use serde_json::{json, Value};
 
+use crate::workloads::tautology::{self, Formula, TautologyParams};
 use crate::workloads::uts::{self, Node, UtsTree};
 
 /// Flags of `hypersteal-suite sim`.
@@ -33,8 +34,10 @@ pub struct SimArgs {
     pub procs: String,
     /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`,
     /// `shu-puzzle15`, `shu-romberg14`, a
-    /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting
-    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S,poll=N]`.
+    /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting:
+    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S,poll=N]` (a synthetic
+    /// tree) or `sat:VARS[,terms=T,width=W,seed=S][:cutoff=D|none,split=..,poll=N]` (the
+    /// Davis-Putnam search of the `tautology` benchmark's formula).
     #[arg(long, default_value = "split:1000000")]
     pub workload: String,
     /// Seed of every random choice.
@@ -117,7 +120,8 @@ pub enum SimMode {
     /// The problem size that holds an efficiency as P grows (seed 002 Table 1).
     Isoefficiency,
     /// Every table of both papers next to the simulator's numbers, with a verdict per row
-    /// (`papers.md` in `--out`, or stdout); only `--seed` and `--out` apply.
+    /// (`papers.md` in `--out`, or stdout); seed 002's tables search the Davis-Putnam trees of
+    /// five formulas (`sat:40`, seeds 1 to 5); only `--seed` and `--out` apply.
     Papers,
 }
 
@@ -194,6 +198,81 @@ fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
     Ok(c)
 }
 
+/// `--workload sat:TAUTOLOGY[:RULES]`: the Davis-Putnam search of a `tautology` formula (the
+/// benchmark's generator and spelling, without its forking `depth`), searched depth first with
+/// stack splitting as [`SearchRules`] `RULES` say (seed 002 section 8's experiments).
+pub struct SatSearch {
+    params: TautologyParams,
+    formula: Formula,
+    rules: SearchRules,
+    /// Nodes of the sequential search (the whole tree: the formula is a tautology).
+    nodes: u64,
+}
+
+impl SatSearch {
+    /// Parses the part after `sat:`, generates the formula and refuses one that is not a
+    /// tautology (its parallel search would not visit the sequential search's tree).
+    pub fn parse(spec: &str) -> Result<SatSearch, String> {
+        let (formula_spec, rules) = spec.split_once(':').unwrap_or((spec, ""));
+        let params: TautologyParams = formula_spec
+            .parse()
+            .map_err(|e| format!("--workload sat:{spec}: {e}"))?;
+        if params.depth != TautologyParams::DEFAULT_DEPTH {
+            return Err(format!(
+                "--workload sat:{spec}: depth={} is the benchmark's forking depth; a simulated search splits stacks instead (cutoff=D after a second colon)",
+                params.depth
+            ));
+        }
+        let rules: SearchRules = rules
+            .parse()
+            .map_err(|e| format!("--workload sat:{spec}: {e}"))?;
+        let formula = params.formula();
+        let verdict = tautology::sequential(&formula);
+        if !verdict.tautology {
+            return Err(format!(
+                "--workload sat:{spec}: the formula is not a tautology (a counterexample after {} nodes); the simulator searches whole trees, as the paper's unsatisfiable instances are searched: choose other terms or another seed",
+                verdict.nodes
+            ));
+        }
+        Ok(SatSearch {
+            params,
+            formula,
+            rules,
+            nodes: verdict.nodes,
+        })
+    }
+
+    /// The spelling, `sat:` and the formula's and the rules' settings.
+    pub fn name(&self) -> String {
+        let rules = self.rules.to_string();
+        if rules.is_empty() {
+            format!("sat:{}", self.params)
+        } else {
+            format!("sat:{}:{rules}", self.params)
+        }
+    }
+
+    /// Nodes in the search tree.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// One simulated search on `config`'s machine.
+    pub fn simulate(&self, config: &SimConfig) -> Result<SimResult, sim::SimError> {
+        sim::simulate_search(config, &self.name(), &self.formula, self.rules)
+    }
+}
+
+impl sim::Searched for SatSearch {
+    fn name(&self) -> String {
+        SatSearch::name(self)
+    }
+
+    fn simulate(&self, config: &SimConfig) -> Result<SimResult, sim::SimError> {
+        SatSearch::simulate(self, config)
+    }
+}
+
 fn no_uts_tree(name: &str) -> String {
     let names: Vec<&str> = uts::TREES.iter().map(|t| t.name).collect();
     format!(
@@ -244,7 +323,10 @@ pub struct Plan {
     idle: Idle,
     /// The UTS tree of `--workload uts:NAME`.
     uts_tree: Option<&'static UtsTree>,
-    /// The built-in workload (a placeholder when `uts_tree` is set or for isoefficiency).
+    /// The satisfiability search of `--workload sat:...`.
+    sat: Option<SatSearch>,
+    /// The built-in workload (a placeholder when `uts_tree` or `sat` is set or for
+    /// isoefficiency).
     workload: Workload,
     /// The split fraction range of the isoefficiency search.
     alpha: (f64, f64),
@@ -276,6 +358,7 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
         policies: policies(&args.policy)?,
         idle: idle_mode(&args.idle)?,
         uts_tree: None,
+        sat: None,
         workload: Workload::Split(SplitWork::halving(1.0)),
         alpha: (0.5, 0.5),
         cost: CostModel::default(),
@@ -300,9 +383,19 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
             .filter(|&(a, b)| 0.0 < a && a <= b && b < 1.0)
             .ok_or_else(|| format!("--alpha {}: expected A-B with 0 < A <= B < 1", args.alpha))?;
     } else {
-        match args.workload.to_ascii_lowercase().strip_prefix("uts:") {
-            Some(name) => plan.uts_tree = Some(uts::tree(name).ok_or_else(|| no_uts_tree(name))?),
-            None => plan.workload = args.workload.parse()?,
+        let lower = args.workload.to_ascii_lowercase();
+        if let Some(name) = lower.strip_prefix("uts:") {
+            plan.uts_tree = Some(uts::tree(name).ok_or_else(|| no_uts_tree(name))?);
+        } else if let Some(spec) = lower.strip_prefix("sat:") {
+            plan.sat = Some(SatSearch::parse(spec)?);
+        } else {
+            plan.workload = args.workload.parse()?;
+        }
+        if args.cutoff_depth.is_some() && plan.sat.is_some() {
+            return Err(format!(
+                "--cutoff-depth: {} takes its cut-off in its spelling (sat:VARS[,..]:cutoff=D)",
+                args.workload
+            ));
         }
         if args.cutoff_depth.is_some() && matches!(plan.workload, Workload::Search(_)) {
             return Err(format!(
@@ -310,7 +403,11 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
                 args.workload
             ));
         }
-        if args.cutoff_depth.is_some() && plan.uts_tree.is_none() && !plan.workload.is_tree() {
+        if args.cutoff_depth.is_some()
+            && plan.uts_tree.is_none()
+            && plan.sat.is_none()
+            && !plan.workload.is_tree()
+        {
             return Err(format!(
                 "--cutoff-depth needs a tree workload, not {} (divisible work's cut-off is its grain)",
                 args.workload
@@ -342,6 +439,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
         policies,
         idle,
         uts_tree,
+        sat,
         workload,
         cost,
         ..
@@ -351,6 +449,10 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
         for &policy in &policies {
             if policy.is_sender_initiated() && uts_tree.is_none() && !workload.is_tree() {
                 eprintln!("sim: skipping {policy}: it places tasks and needs a tree workload");
+                continue;
+            }
+            if policy.is_sender_initiated() && sat.is_some() {
+                eprintln!("sim: skipping {policy}: it places tasks; a search moves work only by splitting stacks on request");
                 continue;
             }
             for &p in &procs {
@@ -365,11 +467,12 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
                     cutoff_depth: args.cutoff_depth,
                     heartbeat: args.heartbeat,
                 };
-                let r = match uts_tree {
-                    Some(t) => {
+                let r = match (uts_tree, &sat) {
+                    (Some(t), _) => {
                         sim::simulate_tree(&config, &format!("uts:{}", t.name), &UtsTaskTree(t))
                     }
-                    None => sim::simulate(&config),
+                    (None, Some(s)) => s.simulate(&config),
+                    (None, None) => sim::simulate(&config),
                 }
                 .map_err(|e| e.to_string())?;
                 results.push(r);
@@ -504,8 +607,20 @@ fn run_iso(args: &SimArgs, plan: &Plan) -> Result<(), String> {
 }
 
 /// `sim papers`: the document of [`sim::papers`] at the papers' processor counts.
+/// Seed 002's problems for `sim papers`: five unsatisfiable instances of the `tautology`
+/// generator at 40 variables, seeds 1 to 5 (1.05 to 1.98 million nodes each; the paper: "a
+/// sample set of 5 problem instances", 10^5 to 10^7 nodes, 35 to 65 variables), searched with
+/// the default rules.
+pub const PAPER_SAT: [&str; 5] = ["40", "40,seed=2", "40,seed=3", "40,seed=4", "40,seed=5"];
+
 fn run_papers(args: &SimArgs) -> Result<(), String> {
-    let doc = sim::papers(&sim::PapersConfig::full(args.seed)).map_err(|e| e.to_string())?;
+    let sats = PAPER_SAT
+        .iter()
+        .map(|spec| SatSearch::parse(spec))
+        .collect::<Result<Vec<_>, _>>()?;
+    let instances: Vec<&dyn sim::Searched> = sats.iter().map(|s| s as &dyn sim::Searched).collect();
+    let doc = sim::papers_with(&sim::PapersConfig::full(args.seed), &instances)
+        .map_err(|e| e.to_string())?;
     match &args.out {
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
@@ -621,5 +736,43 @@ mod tests {
         let (nodes, work) = sim::tree_size(&UtsTaskTree(t));
         assert_eq!(nodes, t.published.nodes);
         assert_eq!(work, nodes as f64);
+    }
+
+    #[test]
+    fn a_sat_search_visits_the_sequential_tree_once_under_every_policy() {
+        let sat = SatSearch::parse("30,seed=2:cutoff=12,poll=2").unwrap();
+        assert_eq!(sat.name(), "sat:30,seed=2:cutoff=12,poll=2");
+        assert_eq!(SatSearch::parse("30").unwrap().name(), "sat:30");
+        let nodes = sat.nodes();
+        assert_eq!(
+            sim::walk(&sat.formula).0,
+            nodes,
+            "the simulated tree is the search's"
+        );
+        assert!(nodes > 1000, "a tree worth splitting: {nodes}");
+        for policy in ["rp", "grr-m", "arr", "sl"] {
+            for procs in [1, 2, 64, 1024] {
+                let config = SimConfig {
+                    policy: policy.parse().unwrap(),
+                    topology: Topology::Hypercube,
+                    procs,
+                    workload: Workload::Split(SplitWork::halving(1.0)),
+                    cost: CostModel::default(),
+                    seed: 1,
+                    idle: Idle::Poll,
+                    cutoff_depth: None,
+                    heartbeat: 0.0,
+                };
+                let r = sat.simulate(&config).unwrap();
+                let what = format!("{policy} P={procs}");
+                assert_eq!(r.tasks, nodes, "{what}: every node expanded once");
+                assert_eq!(r.work, nodes as f64, "{what}");
+                assert_eq!(r.requests_ok + r.rejects, r.requests, "{what}");
+                assert_eq!(r.workload, sat.name());
+                if procs > 1 {
+                    assert!(r.requests_ok > 0, "{what}: the search spread");
+                }
+            }
+        }
     }
 }

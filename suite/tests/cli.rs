@@ -174,6 +174,23 @@ fn bad_sim_flags_exit_2_before_anything_runs() {
     assert_usage_error(&["sim", "--topology", "star"], &["hypercube"]);
     assert_usage_error(&["sim", "--workload", "tree"], &["split:W", "queens:N"]);
     assert_usage_error(&["sim", "--workload", "uts:T9"], &["T1", "T3L"]);
+    assert_usage_error(
+        &["sim", "--workload", "sat:40,depth=3"],
+        &["depth=3", "cutoff=D"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "sat:30:split=middle"],
+        &["split", "middle", "half, bottom or top"],
+    );
+    assert_usage_error(&["sim", "--workload", "sat:200"], &["vars", "200"]);
+    assert_usage_error(
+        &["sim", "--workload", "sat:30,terms=40"],
+        &["not a tautology", "another seed"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "sat:30", "--cutoff-depth", "3"],
+        &["cutoff=D"],
+    );
     assert_usage_error(&["sim", "--cost", "cray"], &["default", "free", "ipsc2"]);
     assert_usage_error(&["sim", "--msg-base=-1"], &["msg_base"]);
     assert_usage_error(&["sim", "--cutoff-depth", "3"], &["tree workload"]);

@@ -430,6 +430,37 @@ pub fn check(p: &TautologyParams, got: &Verdict) -> Result<(), CheckError> {
     check_against(p, &sequential(&p.formula()), got)
 }
 
+/// A node of the Davis-Putnam search tree as the simulator sees it: the partial assignment a
+/// forward step reached.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SearchState(Assignment);
+
+/// The Davis-Putnam search tree of the formula, for the simulator's depth-first search with
+/// stack splitting (`hypersteal-suite sim --workload sat:...`, seed 002 section 8): a node's
+/// children are its two forward steps on the branching variable, true first, as [`sequential`]
+/// visits them; a dead end or a counterexample has none. Every node costs one unit (one forward
+/// step). The whole tree is searched, so it is the tree of a sequential search only for a
+/// tautology (the paper ran unsatisfiable instances for that reason); the command refuses a
+/// formula that is not one.
+impl hypersteal_sim::TaskTree for Formula {
+    type Node = SearchState;
+
+    fn root(&self) -> SearchState {
+        SearchState::default()
+    }
+
+    fn cost(&self, _: &SearchState) -> f64 {
+        1.0
+    }
+
+    fn children(&self, node: &SearchState, out: &mut Vec<SearchState>) {
+        if let Status::Branch(var) = status(self, node.0) {
+            out.push(SearchState(set(node.0, var, true)));
+            out.push(SearchState(set(node.0, var, false)));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
