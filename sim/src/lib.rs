@@ -249,7 +249,7 @@ pub fn simulate(config: &SimConfig) -> Result<SimResult, SimError> {
         Workload::Fib(t) => engine::Engine::new(config, Some(&t), SplitWork::halving(1.0)).run(),
         Workload::Queens(t) => engine::Engine::new(config, Some(&t), SplitWork::halving(1.0)).run(),
         Workload::Search(t) => engine::Engine::new(config, Some(&t), SplitWork::halving(1.0))
-            .searching(t.rules())
+            .searching(t.rules)
             .run(),
         Workload::Phased(p) => simulate_phases(config, p),
     };
@@ -334,6 +334,22 @@ pub fn simulate_search<T: TaskTree>(
         .searching(rules)
         .run();
     Ok(finish(config, name.to_string(), r))
+}
+
+/// Runs `f` on its own thread and panics if it has not finished within `secs` seconds (or if it
+/// panicked): the watchdog of the simulator's tests and the suite's, so that a run that never
+/// ends fails its test instead of stalling CI. Not part of the simulator's interface.
+#[doc(hidden)]
+pub fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(v) => v,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("no end within {secs} s"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("the checked run panicked"),
+    }
 }
 
 impl CostModel {

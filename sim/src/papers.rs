@@ -12,7 +12,8 @@
 use crate::{
     simulate, tree_size, CostModel, Idle, SearchTree, SimConfig, SimError, SimResult, Workload,
 };
-use hypersteal::{Policy, Topology};
+use hypersteal::prelude::*;
+use hypersteal::{Policy, ThreadPoolBuilder, Topology};
 use std::fmt::Write as _;
 
 /// What `papers` simulates.
@@ -26,7 +27,8 @@ pub struct PapersConfig {
     pub procs_002: Vec<usize>,
     /// Processor counts of seed 000's Table 3 (the paper's: 1 to 32).
     pub procs_000: Vec<usize>,
-    /// Threads seed 002's runs are spread over (the document does not depend on it).
+    /// Workers of the pool seed 002's runs are spread over (the document does not depend on
+    /// it).
     pub threads: usize,
 }
 
@@ -151,15 +153,16 @@ fn judge(pairs: &[(Option<f64>, f64)], tol: f64, shape: Option<(bool, &str)>) ->
     }
 }
 
-fn run(
+/// The papers' hypercube with `policy` on `procs` (no cut-off depth, no heartbeat).
+fn config(
     policy: &str,
     procs: usize,
     workload: Workload,
     cost: CostModel,
     idle: Idle,
     seed: u64,
-) -> Result<SimResult, SimError> {
-    simulate(&SimConfig {
+) -> Result<SimConfig, SimError> {
+    Ok(SimConfig {
         policy: policy
             .parse::<Policy>()
             .map_err(|e| SimError(e.to_string()))?,
@@ -291,42 +294,18 @@ fn peak(xs: &[(usize, f64)]) -> usize {
         .0
 }
 
-/// Seed 002's machine (hypercube, default costs, idle processors poll) with `policy` on `procs`.
+/// Seed 002's machine (hypercube, default costs, idle processors poll) with `policy` on `procs`;
+/// the workload is the search's, so the one here is a placeholder.
 fn config_002(policy: &str, procs: usize, seed: u64) -> Result<SimConfig, SimError> {
-    Ok(SimConfig {
-        policy: policy
-            .parse::<Policy>()
-            .map_err(|e| SimError(e.to_string()))?,
-        topology: Topology::Hypercube,
+    let placeholder = Workload::Search(SearchTree::new(1));
+    config(
+        policy,
         procs,
-        workload: Workload::Search(SearchTree::new(1)),
-        cost: CostModel::default(),
+        placeholder,
+        CostModel::default(),
+        Idle::Poll,
         seed,
-        idle: Idle::Poll,
-        cutoff_depth: None,
-        heartbeat: 0.0,
-    })
-}
-
-/// `f` of every item, in order, on up to `threads` threads (each item independent, so the
-/// results do not depend on the number of threads).
-fn par_map<I: Sync, R: Send>(items: &[I], threads: usize, f: impl Fn(&I) -> R + Sync) -> Vec<R> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut out: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
-    let slots = std::sync::Mutex::new(&mut out);
-    std::thread::scope(|s| {
-        for _ in 0..threads.clamp(1, items.len().max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let r = f(item);
-                slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            });
-        }
-    });
-    out.into_iter()
-        .map(|r| r.expect("every item was mapped"))
-        .collect()
+    )
 }
 
 /// Speedup of `policy` on `procs` over the instances as the paper averages (section 8: "the
@@ -363,9 +342,10 @@ fn speedup_table(
         .iter()
         .flat_map(|r| cfg.procs_002.iter().map(move |&p| (r.1, p)))
         .collect();
-    let speedups = par_map(&runs, cfg.threads, |&(policy, p)| {
-        cumulative_speedup(instances, policy, p, cfg.seed)
-    });
+    let speedups: Vec<_> = runs
+        .par_iter()
+        .map(|&(policy, p)| cumulative_speedup(instances, policy, p, cfg.seed))
+        .collect();
     let mut speedups = speedups.into_iter();
     for (label, _, paper) in rows {
         let mut pairs = Vec::new();
@@ -471,9 +451,12 @@ fn seed_002(
         .iter()
         .flat_map(|&p| [("grr-m", p), ("rp", p)])
         .collect();
-    let requests = par_map(&runs, cfg.threads, |&(policy, p)| {
-        Ok::<f64, SimError>(first.simulate(&config_002(policy, p, cfg.seed)?)?.requests as f64)
-    });
+    let requests: Vec<_> = runs
+        .par_iter()
+        .map(|&(policy, p)| {
+            Ok::<f64, SimError>(first.simulate(&config_002(policy, p, cfg.seed)?)?.requests as f64)
+        })
+        .collect();
     let mut requests = requests.into_iter();
     for &p in &cfg.procs_002 {
         let g = requests.next().expect("a GRR-M run per P")?;
@@ -620,7 +603,7 @@ fn seed_000(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
         for (k, (label, policy)) in SHU_SCHEMES.iter().enumerate() {
             let mut pairs = Vec::new();
             for (j, &p) in cfg.procs_000.iter().enumerate() {
-                let r = run(policy, p, workload, cost, Idle::Park, cfg.seed)?;
+                let r = simulate(&config(policy, p, workload, cost, Idle::Park, cfg.seed)?)?;
                 let secs = r.time / 1000.0;
                 sims[j][k] = secs;
                 let pv = P_000.iter().position(|&q| q == p).map(|i| paper[k][i]);
@@ -735,7 +718,14 @@ pub fn papers_with(cfg: &PapersConfig, instances: &[&dyn Searched]) -> Result<St
         cfg.seed
     )
     .unwrap();
-    seed_002(&mut out, cfg, instances)?;
+    // Seed 002's runs are independent; they go on a pool of `cfg.threads` workers, each result
+    // to its own place (an indexed collect keeps the order), so the document does not depend on
+    // the number of threads.
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(cfg.threads.max(1))
+        .build()
+        .map_err(|e| SimError(e.to_string()))?;
+    pool.install(|| seed_002(&mut out, cfg, instances))?;
     seed_000(&mut out, cfg)?;
     Ok(out)
 }

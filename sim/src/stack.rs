@@ -100,17 +100,12 @@ pub struct SearchTree {
     pub nodes: u64,
     /// Branch slots per node, 2 to [`SearchTree::MAX_BRANCHING`]; empty ones are pruned.
     pub branching: u32,
-    /// Untried alternatives deeper than this (the root is depth 0) are never given away.
-    /// `None`: any alternative may go.
-    pub cutoff: Option<u32>,
-    /// What a donor gives away.
-    pub split: StackSplit,
     /// Seeds the tree's shape (the simulation's seed picks victims, not the tree).
     pub tree_seed: u64,
-    /// Node expansions between two poll points of a busy processor (seed 002 section 4: it
-    /// "does a fixed amount of work and checks for any pending work-request messages"); at
-    /// least 1.
-    pub poll: u32,
+    /// How the search shares its work: cut-off, split, poll points (seed 002 section 4: a busy
+    /// processor "does a fixed amount of work and checks for any pending work-request
+    /// messages").
+    pub rules: SearchRules,
 }
 
 impl SearchTree {
@@ -124,10 +119,8 @@ impl SearchTree {
         SearchTree {
             nodes,
             branching: 2,
-            cutoff: None,
-            split: StackSplit::Half,
             tree_seed: 1,
-            poll: 1,
+            rules: SearchRules::default(),
         }
     }
 
@@ -147,16 +140,7 @@ impl SearchTree {
                 self.branching
             ));
         }
-        self.rules().validate()
-    }
-
-    /// How this search shares its work.
-    pub fn rules(&self) -> SearchRules {
-        SearchRules {
-            cutoff: self.cutoff,
-            split: self.split,
-            poll: self.poll,
-        }
+        self.rules.validate()
     }
 
     /// Nodes and depth (of the deepest node) of the tree, by a sequential depth-first walk of
@@ -220,20 +204,11 @@ impl fmt::Display for SearchTree {
             sep = ',';
             r
         };
-        if self.branching != d.branching {
-            item(f, format!("b={}", self.branching))?;
-        }
-        if let Some(c) = self.cutoff {
-            item(f, format!("cutoff={c}"))?;
-        }
-        if self.split != d.split {
-            item(f, format!("split={}", self.split.name()))?;
-        }
-        if self.tree_seed != d.tree_seed {
-            item(f, format!("tree={}", self.tree_seed))?;
-        }
-        if self.poll != d.poll {
-            item(f, format!("poll={}", self.poll))?;
+        let [cutoff, split, poll] = self.rules.settings();
+        let b = (self.branching != d.branching).then(|| format!("b={}", self.branching));
+        let tree = (self.tree_seed != d.tree_seed).then(|| format!("tree={}", self.tree_seed));
+        for s in [b, cutoff, split, tree, poll].into_iter().flatten() {
+            item(f, s)?;
         }
         Ok(())
     }
@@ -254,10 +229,9 @@ pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
         )
     })?;
     let mut t = SearchTree::new(nodes);
-    let mut rules = t.rules();
     for pair in settings.into_iter().flat_map(|s| s.split(',')) {
         let (key, value) = key_value(pair, KEYS)?;
-        if rules.set(key, value)? {
+        if t.rules.set(key, value)? {
             continue;
         }
         match key {
@@ -278,7 +252,6 @@ pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
             }
         }
     }
-    (t.cutoff, t.split, t.poll) = (rules.cutoff, rules.split, rules.poll);
     t.validate()?;
     Ok(t)
 }
@@ -358,20 +331,23 @@ impl std::str::FromStr for SearchRules {
     }
 }
 
+impl SearchRules {
+    /// `cutoff=`, `split=` and `poll=` as spelled, each only where it differs from the default.
+    fn settings(&self) -> [Option<String>; 3] {
+        let d = SearchRules::default();
+        [
+            self.cutoff.map(|c| format!("cutoff={c}")),
+            (self.split != d.split).then(|| format!("split={}", self.split.name())),
+            (self.poll != d.poll).then(|| format!("poll={}", self.poll)),
+        ]
+    }
+}
+
 impl fmt::Display for SearchRules {
     /// The settings that differ from the defaults, `KEY=VALUE` comma separated (empty when
     /// none does); parses back to the same rules.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut items = Vec::new();
-        if let Some(c) = self.cutoff {
-            items.push(format!("cutoff={c}"));
-        }
-        if self.split != StackSplit::Half {
-            items.push(format!("split={}", self.split.name()));
-        }
-        if self.poll != 1 {
-            items.push(format!("poll={}", self.poll));
-        }
+        let items: Vec<String> = self.settings().into_iter().flatten().collect();
         f.write_str(&items.join(","))
     }
 }

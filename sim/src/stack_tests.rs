@@ -32,21 +32,6 @@ fn cfg(policy: &str, procs: usize, workload: &str) -> SimConfig {
     }
 }
 
-/// Runs `f` on its own thread and fails the test if it has not finished within `secs` seconds:
-/// a watchdog for the tests of answering at poll points, where a processor that answered out of
-/// its own time could once keep itself from ever finishing a node.
-fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
-        Ok(v) => v,
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("no end within {secs} s"),
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("the checked run panicked"),
-    }
-}
-
 fn tree(spelling: &str) -> SearchTree {
     match spelling.parse::<Workload>().unwrap() {
         Workload::Search(t) => t,
@@ -378,9 +363,9 @@ fn an_sb_request_leaves_the_donor_queue_and_polls_in_one_access() {
 fn a_coarser_poll_interval_conserves_the_work_and_answers_every_request() {
     within(120, || {
         let t = tree("search:1000:poll=8");
-        assert_eq!(t.poll, 8);
+        assert_eq!(t.rules.poll, 8);
         assert_eq!(t.to_string(), "search:1000:poll=8");
-        assert_eq!(tree("search:1000").poll, 1);
+        assert_eq!(tree("search:1000").rules.poll, 1);
         for bad in ["search:1000:poll=0", "search:1000:poll=x"] {
             let e = bad.parse::<Workload>().unwrap_err();
             assert!(e.contains("poll must be"), "{bad}: {e}");

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use hypersteal::{Policy, Topology};
 use hypersteal_sim::{
-    self as sim, Architecture, CostModel, Idle, IsoConfig, IsoResult, SearchRules, SimConfig,
-    SimResult, SplitWork, TaskTree, Workload,
+    self as sim, Architecture, CostModel, Idle, IsoConfig, IsoResult, SearchRules, Searched,
+    SimConfig, SimResult, SplitWork, TaskTree, Workload,
 };
 use plotters::prelude::*;
 use serde_json::{json, Value};
@@ -201,6 +201,7 @@ fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
 /// `--workload sat:TAUTOLOGY[:RULES]`: the Davis-Putnam search of a `tautology` formula (the
 /// benchmark's generator and spelling, without its forking `depth`), searched depth first with
 /// stack splitting as [`SearchRules`] `RULES` say (seed 002 section 8's experiments).
+#[derive(Clone)]
 pub struct SatSearch {
     params: TautologyParams,
     formula: Formula,
@@ -242,8 +243,15 @@ impl SatSearch {
         })
     }
 
+    /// Nodes in the search tree.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}
+
+impl Searched for SatSearch {
     /// The spelling, `sat:` and the formula's and the rules' settings.
-    pub fn name(&self) -> String {
+    fn name(&self) -> String {
         let rules = self.rules.to_string();
         if rules.is_empty() {
             format!("sat:{}", self.params)
@@ -252,24 +260,9 @@ impl SatSearch {
         }
     }
 
-    /// Nodes in the search tree.
-    pub fn nodes(&self) -> u64 {
-        self.nodes
-    }
-
     /// One simulated search on `config`'s machine.
-    pub fn simulate(&self, config: &SimConfig) -> Result<SimResult, sim::SimError> {
-        sim::simulate_search(config, &self.name(), &self.formula, self.rules)
-    }
-}
-
-impl sim::Searched for SatSearch {
-    fn name(&self) -> String {
-        SatSearch::name(self)
-    }
-
     fn simulate(&self, config: &SimConfig) -> Result<SimResult, sim::SimError> {
-        SatSearch::simulate(self, config)
+        sim::simulate_search(config, &self.name(), &self.formula, self.rules)
     }
 }
 
@@ -618,7 +611,7 @@ fn run_papers(args: &SimArgs) -> Result<(), String> {
         .iter()
         .map(|spec| SatSearch::parse(spec))
         .collect::<Result<Vec<_>, _>>()?;
-    let instances: Vec<&dyn sim::Searched> = sats.iter().map(|s| s as &dyn sim::Searched).collect();
+    let instances: Vec<&dyn Searched> = sats.iter().map(|s| s as &dyn Searched).collect();
     let doc = sim::papers_with(&sim::PapersConfig::full(args.seed), &instances)
         .map_err(|e| e.to_string())?;
     match &args.out {
@@ -763,7 +756,10 @@ mod tests {
                     cutoff_depth: None,
                     heartbeat: 0.0,
                 };
-                let r = sat.simulate(&config).unwrap();
+                let r = {
+                    let sat = sat.clone();
+                    sim::within(120, move || sat.simulate(&config)).unwrap()
+                };
                 let what = format!("{policy} P={procs}");
                 assert_eq!(r.tasks, nodes, "{what}: every node expanded once");
                 assert_eq!(r.work, nodes as f64, "{what}");

@@ -270,17 +270,11 @@ mod tests {
             pin: false,
         };
         // Under a watchdog: a pool that hangs fails the test instead of stalling the run.
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
+        let (rows, rounds) = hypersteal_sim::within(300, move || {
             let mut rounds = 0;
             let rows = run_versus(&plan, |_| rounds += 1);
-            let _ = tx.send((rows, rounds));
+            (rows, rounds)
         });
-        let (rows, rounds) = match rx.recv_timeout(std::time::Duration::from_secs(300)) {
-            Ok(done) => done,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("run_versus hung (300 s)"),
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => panic!("run_versus panicked"),
-        };
         let rows = rows.unwrap();
         assert_eq!(rounds, MIN_ROUNDS);
         let names: Vec<&str> = rows.iter().map(|r| r.contender.as_str()).collect();
