@@ -386,4 +386,20 @@ fn the_papers_document_is_the_same_for_a_seed_and_judges_every_row() {
         .count();
     // Tables 3 (6) and 5 (3), Table 4's three quantities, 4 x (3 schemes + ordering), Table 4 of seed 000 (4).
     assert_eq!(judged, 6 + 3 + 3 + 16 + 4, "{a}");
+    assert!(!a.contains("other trees"), "no cross-check asked for");
+    // A cross-check judges Table 3's six rows again, on its own trees, and changes nothing else.
+    let tree = crate::SearchTree::new(cfg.search_nodes);
+    let other = crate::SearchTree::new(cfg.search_nodes / 2);
+    let b = crate::papers_with(&cfg, &[&tree], &[&other]).unwrap();
+    let (before, check) = b
+        .split_once("### Table 3 on other trees")
+        .expect("the cross-check");
+    assert!(check.contains("`search:10000`"), "{check}");
+    let rows = |t: &str| {
+        t.lines()
+            .filter(|l| l.starts_with("| ") && l.contains("**"))
+            .count()
+    };
+    assert_eq!(rows(before) + rows(check), judged + 6, "{b}");
+    assert!(a.starts_with(before), "the tables before it are unchanged");
 }

@@ -14,6 +14,8 @@ use hypersteal_sim::{
 use plotters::prelude::*;
 use serde_json::{json, Value};
 
+use crate::workloads::puzzle15::{self, IdaIteration, Puzzle15Params};
+use crate::workloads::spec::Spec;
 use crate::workloads::tautology::{self, Formula, TautologyParams};
 use crate::workloads::uts::{self, Node, UtsTree};
 
@@ -36,8 +38,9 @@ pub struct SimArgs {
     /// `shu-puzzle15`, `shu-romberg14`, a
     /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting:
     /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S,poll=N]` (a synthetic
-    /// tree) or `sat:VARS[,terms=T,width=W,seed=S][:cutoff=D|none,split=..,poll=N]` (the
-    /// Davis-Putnam search of the `tautology` benchmark's formula).
+    /// tree), `sat:VARS[,terms=T,width=W,seed=S][:cutoff=D|none,split=..,poll=N]` (the
+    /// Davis-Putnam search of the `tautology` benchmark's formula) or
+    /// `puzzle15:K[,bound=B][:cutoff=..]` (one IDA* iteration of the `puzzle15` benchmark).
     #[arg(long, default_value = "split:1000000")]
     pub workload: String,
     /// Seed of every random choice.
@@ -198,72 +201,126 @@ fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
     Ok(c)
 }
 
-/// `--workload sat:TAUTOLOGY[:RULES]`: the Davis-Putnam search of a `tautology` formula (the
-/// benchmark's generator and spelling, without its forking `depth`), searched depth first with
-/// stack splitting as [`SearchRules`] `RULES` say (seed 002 section 8's experiments).
+/// A tree of one of the suite's searches, searched depth first with stack splitting as
+/// [`SearchRules`] say (seed 002 section 8's experiments): `--workload sat:...` ([`parse_sat`])
+/// or `--workload puzzle15:...` ([`parse_puzzle15`]).
 #[derive(Clone)]
-pub struct SatSearch {
-    params: TautologyParams,
-    formula: Formula,
+pub struct TreeSearch<T> {
+    /// The spelling without the rules: `sat:40,seed=2`.
+    tree_name: String,
+    tree: T,
     rules: SearchRules,
-    /// Nodes of the sequential search (the whole tree: the formula is a tautology).
+    /// Nodes the benchmark's own sequential search visits: the whole tree.
     nodes: u64,
 }
 
-impl SatSearch {
-    /// Parses the part after `sat:`, generates the formula and refuses one that is not a
-    /// tautology (its parallel search would not visit the sequential search's tree).
-    pub fn parse(spec: &str) -> Result<SatSearch, String> {
-        let (formula_spec, rules) = spec.split_once(':').unwrap_or((spec, ""));
-        let params: TautologyParams = formula_spec
-            .parse()
-            .map_err(|e| format!("--workload sat:{spec}: {e}"))?;
-        if params.depth != TautologyParams::DEFAULT_DEPTH {
-            return Err(format!(
-                "--workload sat:{spec}: depth={} is the benchmark's forking depth; a simulated search splits stacks instead (cutoff=D after a second colon)",
-                params.depth
-            ));
-        }
-        let rules: SearchRules = rules
-            .parse()
-            .map_err(|e| format!("--workload sat:{spec}: {e}"))?;
-        let formula = params.formula();
-        let verdict = tautology::sequential(&formula);
-        if !verdict.tautology {
-            return Err(format!(
-                "--workload sat:{spec}: the formula is not a tautology (a counterexample after {} nodes); the simulator searches whole trees, as the paper's unsatisfiable instances are searched: choose other terms or another seed",
-                verdict.nodes
-            ));
-        }
-        Ok(SatSearch {
-            params,
-            formula,
-            rules,
-            nodes: verdict.nodes,
-        })
-    }
+/// `--workload sat:TAUTOLOGY[:RULES]`: the Davis-Putnam search of a `tautology` formula.
+pub type SatSearch = TreeSearch<Formula>;
 
+/// `--workload puzzle15:K[,bound=B][:RULES]`: one complete IDA* iteration on a Korf instance.
+pub type Puzzle15Search = TreeSearch<IdaIteration>;
+
+impl<T> TreeSearch<T> {
     /// Nodes in the search tree.
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
 }
 
-impl Searched for SatSearch {
-    /// The spelling, `sat:` and the formula's and the rules' settings.
+impl<T: TaskTree + Sync> Searched for TreeSearch<T> {
+    /// The spelling: the tree's, then the rules' settings where they differ from the defaults.
     fn name(&self) -> String {
         let rules = self.rules.to_string();
         if rules.is_empty() {
-            format!("sat:{}", self.params)
+            self.tree_name.clone()
         } else {
-            format!("sat:{}:{rules}", self.params)
+            format!("{}:{rules}", self.tree_name)
         }
     }
 
     /// One simulated search on `config`'s machine.
     fn simulate(&self, config: &SimConfig) -> Result<SimResult, sim::SimError> {
-        sim::simulate_search(config, &self.name(), &self.formula, self.rules)
+        sim::simulate_search(config, &self.name(), &self.tree, self.rules)
     }
+}
+
+/// Splits a search's spelling (after its `NAME:`) into the tree's part and the rules.
+fn search_rules(name: &str, spec: &str) -> Result<(String, SearchRules), String> {
+    let (tree, rules) = spec.split_once(':').unwrap_or((spec, ""));
+    let rules = rules
+        .parse()
+        .map_err(|e| format!("--workload {name}:{spec}: {e}"))?;
+    Ok((tree.to_string(), rules))
+}
+
+/// Parses the part after `sat:` (the `tautology` benchmark's spelling without its forking
+/// `depth`, then the rules), generates the formula and refuses one that is not a tautology:
+/// its parallel search would not visit the sequential search's tree.
+pub fn parse_sat(spec: &str) -> Result<SatSearch, String> {
+    let (formula_spec, rules) = search_rules("sat", spec)?;
+    let params: TautologyParams = formula_spec
+        .parse()
+        .map_err(|e| format!("--workload sat:{spec}: {e}"))?;
+    if params.depth != TautologyParams::DEFAULT_DEPTH {
+        return Err(format!(
+            "--workload sat:{spec}: depth={} is the benchmark's forking depth; a simulated search splits stacks instead (cutoff=D after a second colon)",
+            params.depth
+        ));
+    }
+    let formula = params.formula();
+    let verdict = tautology::sequential(&formula);
+    if !verdict.tautology {
+        return Err(format!(
+            "--workload sat:{spec}: the formula is not a tautology (a counterexample after {} nodes); the simulator searches whole trees, as the paper's unsatisfiable instances are searched: choose other terms or another seed",
+            verdict.nodes
+        ));
+    }
+    Ok(TreeSearch {
+        tree_name: format!("sat:{params}"),
+        tree: formula,
+        rules,
+        nodes: verdict.nodes,
+    })
+}
+
+/// Parses the part after `puzzle15:`: `K[,bound=B]` (a Korf instance, as the `puzzle15`
+/// benchmark spells it, and a threshold, by default the last below the optimal length), then
+/// the rules. A threshold outside the instance's complete iterations is refused.
+pub fn parse_puzzle15(spec: &str) -> Result<Puzzle15Search, String> {
+    let (tree_spec, rules) = search_rules("puzzle15", spec)?;
+    let bad = |e: &dyn std::fmt::Display| format!("--workload puzzle15:{spec}: {e}");
+    let parsed =
+        Spec::parse("puzzle15", &tree_spec, &["instance", "bound"]).map_err(|e| bad(&e))?;
+    let number = parsed
+        .size::<u32>("instance")
+        .map_err(|e| bad(&e))?
+        .unwrap_or(Puzzle15Params::paper().instance);
+    let instance = puzzle15::korf(number).ok_or_else(|| {
+        let have: Vec<String> = puzzle15::KORF
+            .iter()
+            .map(|k| k.number.to_string())
+            .collect();
+        bad(&format!(
+            "instance {number}: no such Korf instance here (have {})",
+            have.join(", ")
+        ))
+    })?;
+    let bound = parsed
+        .get::<u32>("bound")
+        .map_err(|e| bad(&e))?
+        .unwrap_or(instance.optimal - 2);
+    let tree = IdaIteration::new(instance, bound).map_err(|e| bad(&e))?;
+    let tree_name = if bound == instance.optimal - 2 {
+        format!("puzzle15:{number}")
+    } else {
+        format!("puzzle15:{number},bound={bound}")
+    };
+    Ok(TreeSearch {
+        tree_name,
+        nodes: tree.sequential_nodes(),
+        tree,
+        rules,
+    })
 }
 
 fn no_uts_tree(name: &str) -> String {
@@ -316,9 +373,9 @@ pub struct Plan {
     idle: Idle,
     /// The UTS tree of `--workload uts:NAME`.
     uts_tree: Option<&'static UtsTree>,
-    /// The satisfiability search of `--workload sat:...`.
-    sat: Option<SatSearch>,
-    /// The built-in workload (a placeholder when `uts_tree` or `sat` is set or for
+    /// The suite's search of `--workload sat:...` or `puzzle15:...`.
+    search: Option<Box<dyn Searched + Send>>,
+    /// The built-in workload (a placeholder when `uts_tree` or `search` is set or for
     /// isoefficiency).
     workload: Workload,
     /// The split fraction range of the isoefficiency search.
@@ -351,7 +408,7 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
         policies: policies(&args.policy)?,
         idle: idle_mode(&args.idle)?,
         uts_tree: None,
-        sat: None,
+        search: None,
         workload: Workload::Split(SplitWork::halving(1.0)),
         alpha: (0.5, 0.5),
         cost: CostModel::default(),
@@ -380,13 +437,17 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
         if let Some(name) = lower.strip_prefix("uts:") {
             plan.uts_tree = Some(uts::tree(name).ok_or_else(|| no_uts_tree(name))?);
         } else if let Some(spec) = lower.strip_prefix("sat:") {
-            plan.sat = Some(SatSearch::parse(spec)?);
+            plan.search = Some(Box::new(parse_sat(spec)?));
+        } else if let Some(spec) = lower.strip_prefix("puzzle15:") {
+            plan.search = Some(Box::new(parse_puzzle15(spec)?));
         } else {
-            plan.workload = args.workload.parse()?;
+            plan.workload = args.workload.parse().map_err(|e: String| {
+                format!("{e}; or one of the suite's trees: uts:T1 … uts:T3L, sat:VARS[,..][:RULES] or puzzle15:K[,bound=B][:RULES]")
+            })?;
         }
-        if args.cutoff_depth.is_some() && plan.sat.is_some() {
+        if args.cutoff_depth.is_some() && plan.search.is_some() {
             return Err(format!(
-                "--cutoff-depth: {} takes its cut-off in its spelling (sat:VARS[,..]:cutoff=D)",
+                "--cutoff-depth: {} takes its cut-off in its spelling (after a second colon: :cutoff=D)",
                 args.workload
             ));
         }
@@ -398,7 +459,7 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
         }
         if args.cutoff_depth.is_some()
             && plan.uts_tree.is_none()
-            && plan.sat.is_none()
+            && plan.search.is_none()
             && !plan.workload.is_tree()
         {
             return Err(format!(
@@ -432,7 +493,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
         policies,
         idle,
         uts_tree,
-        sat,
+        search,
         workload,
         cost,
         ..
@@ -444,7 +505,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
                 eprintln!("sim: skipping {policy}: it places tasks and needs a tree workload");
                 continue;
             }
-            if policy.is_sender_initiated() && sat.is_some() {
+            if policy.is_sender_initiated() && search.is_some() {
                 eprintln!("sim: skipping {policy}: it places tasks; a search moves work only by splitting stacks on request");
                 continue;
             }
@@ -460,7 +521,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
                     cutoff_depth: args.cutoff_depth,
                     heartbeat: args.heartbeat,
                 };
-                let r = match (uts_tree, &sat) {
+                let r = match (uts_tree, &search) {
                     (Some(t), _) => {
                         sim::simulate_tree(&config, &format!("uts:{}", t.name), &UtsTaskTree(t))
                     }
@@ -606,14 +667,28 @@ fn run_iso(args: &SimArgs, plan: &Plan) -> Result<(), String> {
 /// the default rules.
 pub const PAPER_SAT: [&str; 5] = ["40", "40,seed=2", "40,seed=3", "40,seed=4", "40,seed=5"];
 
+/// The cross-check of seed 002's Table 3 in `sim papers`: the IDA* iteration at threshold 51
+/// of each Korf instance here (2,757,822, 1,217,372 and 928,741 nodes), the 15-puzzle of Kumar
+/// and Rao's earlier experiments that the paper recalls, at the size of its formulas.
+pub const PAPER_PUZZLE15: [&str; 3] = ["1,bound=51", "2,bound=51", "3,bound=51"];
+
 fn run_papers(args: &SimArgs) -> Result<(), String> {
     let sats = PAPER_SAT
         .iter()
-        .map(|spec| SatSearch::parse(spec))
+        .map(|spec| parse_sat(spec))
         .collect::<Result<Vec<_>, _>>()?;
     let instances: Vec<&dyn Searched> = sats.iter().map(|s| s as &dyn Searched).collect();
-    let doc = sim::papers_with(&sim::PapersConfig::full(args.seed), &instances)
-        .map_err(|e| e.to_string())?;
+    let puzzles = PAPER_PUZZLE15
+        .iter()
+        .map(|spec| parse_puzzle15(spec))
+        .collect::<Result<Vec<_>, _>>()?;
+    let cross_check: Vec<&dyn Searched> = puzzles.iter().map(|s| s as &dyn Searched).collect();
+    let doc = sim::papers_with(
+        &sim::PapersConfig::full(args.seed),
+        &instances,
+        &cross_check,
+    )
+    .map_err(|e| e.to_string())?;
     match &args.out {
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
@@ -731,17 +806,14 @@ mod tests {
         assert_eq!(work, nodes as f64);
     }
 
-    #[test]
-    fn a_sat_search_visits_the_sequential_tree_once_under_every_policy() {
-        let sat = SatSearch::parse("30,seed=2:cutoff=12,poll=2").unwrap();
-        assert_eq!(sat.name(), "sat:30,seed=2:cutoff=12,poll=2");
-        assert_eq!(SatSearch::parse("30").unwrap().name(), "sat:30");
-        let nodes = sat.nodes();
-        assert_eq!(
-            sim::walk(&sat.formula).0,
-            nodes,
-            "the simulated tree is the search's"
-        );
+    /// Simulates `search` (whose tree the sequential search visits in `nodes` nodes) under
+    /// four policies at 1, 2, 64 and 1024 processors: every node is expanded once, the work is
+    /// the tree's and every request is answered once.
+    fn assert_searched_once<T>(search: &TreeSearch<T>)
+    where
+        T: TaskTree + Clone + Send + Sync + 'static,
+    {
+        let nodes = search.nodes();
         assert!(nodes > 1000, "a tree worth splitting: {nodes}");
         for policy in ["rp", "grr-m", "arr", "sl"] {
             for procs in [1, 2, 64, 1024] {
@@ -757,18 +829,49 @@ mod tests {
                     heartbeat: 0.0,
                 };
                 let r = {
-                    let sat = sat.clone();
-                    sim::within(120, move || sat.simulate(&config)).unwrap()
+                    let search = search.clone();
+                    sim::within(120, move || search.simulate(&config)).unwrap()
                 };
-                let what = format!("{policy} P={procs}");
+                let what = format!("{} {policy} P={procs}", search.name());
                 assert_eq!(r.tasks, nodes, "{what}: every node expanded once");
                 assert_eq!(r.work, nodes as f64, "{what}");
                 assert_eq!(r.requests_ok + r.rejects, r.requests, "{what}");
-                assert_eq!(r.workload, sat.name());
+                assert_eq!(r.workload, search.name());
                 if procs > 1 {
                     assert!(r.requests_ok > 0, "{what}: the search spread");
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_sat_search_visits_the_sequential_tree_once_under_every_policy() {
+        let sat = parse_sat("30,seed=2:cutoff=12,poll=2").unwrap();
+        assert_eq!(sat.name(), "sat:30,seed=2:cutoff=12,poll=2");
+        assert_eq!(parse_sat("30").unwrap().name(), "sat:30");
+        assert_eq!(
+            sim::walk(&sat.tree).0,
+            sat.nodes(),
+            "the simulated tree is the search's"
+        );
+        assert_searched_once(&sat);
+    }
+
+    #[test]
+    fn a_puzzle15_search_visits_the_sequential_iteration_once_under_every_policy() {
+        let default = parse_puzzle15("2").unwrap();
+        assert_eq!(default.name(), "puzzle15:2");
+        assert_eq!(
+            default.tree.bound(),
+            53,
+            "the last threshold below 55 moves"
+        );
+        let puzzle = parse_puzzle15("3,bound=47:split=bottom").unwrap();
+        assert_eq!(puzzle.name(), "puzzle15:3,bound=47:split=bottom");
+        assert_eq!(
+            parse_puzzle15("instance=3,bound=47").unwrap().nodes(),
+            puzzle.nodes()
+        );
+        assert_searched_once(&puzzle);
     }
 }

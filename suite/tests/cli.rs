@@ -172,7 +172,10 @@ fn bad_sim_flags_exit_2_before_anything_runs() {
     assert_usage_error(&["sim", "--procs", "0"], &["1 to 16384"]);
     assert_usage_error(&["sim", "--procs", "16385"], &["1 to 16384"]);
     assert_usage_error(&["sim", "--topology", "star"], &["hypercube"]);
-    assert_usage_error(&["sim", "--workload", "tree"], &["split:W", "queens:N"]);
+    assert_usage_error(
+        &["sim", "--workload", "tree"],
+        &["split:W", "queens:N", "uts:T1", "sat:VARS", "puzzle15:K"],
+    );
     assert_usage_error(&["sim", "--workload", "uts:T9"], &["T1", "T3L"]);
     assert_usage_error(
         &["sim", "--workload", "sat:40,depth=3"],
@@ -189,6 +192,30 @@ fn bad_sim_flags_exit_2_before_anything_runs() {
     );
     assert_usage_error(
         &["sim", "--workload", "sat:30", "--cutoff-depth", "3"],
+        &["cutoff=D"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "puzzle15:2,bound=55"],
+        &["bound 55", "43..=54", "optimal length 55"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "puzzle15:2,bound=41"],
+        &["bound 41", "43..=54"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "puzzle15:9"],
+        &["instance 9", "1, 2, 3"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "puzzle15:2,depth=3"],
+        &["depth", "instance, bound"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "puzzle15:2:cutoff=x"],
+        &["cutoff", "x"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "puzzle15:2", "--cutoff-depth", "3"],
         &["cutoff=D"],
     );
     assert_usage_error(&["sim", "--cost", "cray"], &["default", "free", "ipsc2"]);

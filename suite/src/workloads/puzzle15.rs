@@ -465,6 +465,86 @@ pub fn check(p: &Puzzle15Params, got: &Solution) -> Result<(), CheckError> {
     }
 }
 
+/// One complete iteration of IDA* on a Korf instance: the tree the search
+/// visits under threshold `bound`, below the optimal length so that no goal
+/// cuts it short. It is the 15-puzzle workload of the simulator's stack-splitting
+/// search (`hypersteal-suite sim --workload puzzle15:K,bound=B`; Kumar and Rao
+/// balanced IDA*'s iterations this way, as seed 002 recalls in sections 1 and 8).
+#[derive(Debug, Clone, Copy)]
+pub struct IdaIteration {
+    root: Node,
+    bound: u32,
+}
+
+impl IdaIteration {
+    /// The iteration of `instance` under `bound`, which must lie between the
+    /// first threshold (the root's Manhattan distance) and the optimal length,
+    /// that one excluded: the iteration that reaches the goal stops there, and
+    /// the tree a parallel search visits would depend on the schedule.
+    pub fn new(instance: &KorfInstance, bound: u32) -> Result<Self, String> {
+        let root = Node::root(&instance.tiles);
+        if bound < root.h || bound >= instance.optimal {
+            return Err(format!(
+                "bound {bound}: Korf instance {}'s complete iterations have thresholds {}..={} (its first threshold is the Manhattan distance {}; at its optimal length {} the search stops at the goal)",
+                instance.number,
+                root.h,
+                instance.optimal - 1,
+                root.h,
+                instance.optimal
+            ));
+        }
+        Ok(Self { root, bound })
+    }
+
+    /// The first threshold of `instance`'s IDA*: its Manhattan distance.
+    pub fn first_bound(instance: &KorfInstance) -> u32 {
+        Node::root(&instance.tiles).h
+    }
+
+    /// The threshold.
+    pub fn bound(&self) -> u32 {
+        self.bound
+    }
+
+    /// Nodes the sequential IDA* visits in this iteration (its own
+    /// depth-first search, not the simulator's walk).
+    pub fn sequential_nodes(&self) -> u64 {
+        let unused = AtomicBool::new(false);
+        let probe = probe_sequential::<false>(&self.root, self.bound, &unused);
+        debug_assert!(!probe.found, "an iteration below the optimal length");
+        probe.nodes
+    }
+}
+
+/// A position of the search tree as the simulator sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Position(Node);
+
+/// The iteration's tree: a position within the threshold (`g + h <= bound`)
+/// has as children the moves that do not undo the previous one, in the order
+/// the sequential search tries them; a position over it is a leaf, visited and
+/// cut, as the sequential search counts it. Every visit costs one unit.
+impl hypersteal_sim::TaskTree for IdaIteration {
+    type Node = Position;
+
+    fn root(&self) -> Position {
+        Position(self.root)
+    }
+
+    fn cost(&self, _: &Position) -> f64 {
+        1.0
+    }
+
+    fn children(&self, node: &Position, out: &mut Vec<Position>) {
+        let n = &node.0;
+        if n.g + n.h > self.bound || n.h == 0 {
+            return;
+        }
+        let (kids, len) = n.children();
+        out.extend(kids[..len].iter().copied().map(Position));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -523,5 +603,37 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("55") && e.contains("53"), "{e}");
+    }
+
+    #[test]
+    fn an_ida_iteration_is_the_sequential_search_s_tree() {
+        // Counted independently: the simulator's walk of the TaskTree against the benchmark's
+        // own depth-first search under the same threshold, over every complete iteration of
+        // instance 3 up to 1.3 million nodes (thresholds 41 to 51), and the sizes grow as the
+        // 15-puzzle's do, several-fold per threshold step.
+        let k = korf(3).unwrap();
+        let first = IdaIteration::first_bound(k);
+        assert_eq!(first, 41);
+        let mut sizes = Vec::new();
+        for bound in (first..=51).step_by(2) {
+            let it = IdaIteration::new(k, bound).unwrap();
+            assert_eq!(it.bound(), bound);
+            let nodes = it.sequential_nodes();
+            assert_eq!(hypersteal_sim::walk(&it).0, nodes, "bound {bound}");
+            sizes.push(nodes);
+        }
+        assert!(sizes.windows(2).all(|w| w[1] > 4 * w[0]), "{sizes:?}");
+    }
+
+    #[test]
+    fn an_ida_iteration_refuses_thresholds_outside_the_complete_ones() {
+        let k = korf(2).unwrap();
+        for bound in [0, 42, 55, 56] {
+            let err = IdaIteration::new(k, bound).unwrap_err();
+            for part in [format!("bound {bound}"), "43..=54".into(), "55".into()] {
+                assert!(err.contains(&part), "{err}: no `{part}`");
+            }
+        }
+        assert!(IdaIteration::new(k, 54).is_ok());
     }
 }
