@@ -309,50 +309,93 @@ fn config_002(policy: &str, procs: usize, seed: u64) -> Result<SimConfig, SimErr
     )
 }
 
-/// Speedup of `policy` on `procs` over the instances as the paper averages (section 8: "the
-/// ratio of the cumulative time to solve all the problems in parallel ... to the corresponding
-/// cumulative sequential time"): the instances' work over their simulated times, each summed.
-fn cumulative_speedup(
-    instances: &[&dyn Searched],
-    policy: &str,
-    procs: usize,
-    seed: u64,
-) -> Result<f64, SimError> {
-    let config = config_002(policy, procs, seed)?;
-    let (mut work, mut time) = (0.0, 0.0);
-    for i in instances {
-        let r = i.simulate(&config)?;
-        work += r.work;
-        time += r.time;
+/// Every simulated search a set of seed 002's tables needs: each of `instances` under each
+/// policy at each processor count, each run once (Tables 3 and 5 share RP's runs, and Table 4
+/// counts the first instance's RP and GRR-M requests in Table 3's runs). The runs are spread
+/// over the current pool; an indexed collect keeps their order.
+struct Runs<'a> {
+    policies: Vec<&'a str>,
+    procs: &'a [usize],
+    /// `results[(policy index × procs + P index) × instances + instance]`.
+    results: Vec<SimResult>,
+    instances: usize,
+}
+
+impl<'a> Runs<'a> {
+    fn new(
+        cfg: &'a PapersConfig,
+        instances: &[&dyn Searched],
+        policies: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self, SimError> {
+        let mut names: Vec<&str> = Vec::new();
+        for policy in policies {
+            if !names.contains(&policy) {
+                names.push(policy);
+            }
+        }
+        let runs: Vec<(&str, usize, &dyn Searched)> = names
+            .iter()
+            .flat_map(|&policy| {
+                cfg.procs_002
+                    .iter()
+                    .flat_map(move |&p| instances.iter().map(move |&i| (policy, p, i)))
+            })
+            .collect();
+        let results = runs
+            .par_iter()
+            .map(|&(policy, p, i)| i.simulate(&config_002(policy, p, cfg.seed)?))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Runs {
+            policies: names,
+            procs: &cfg.procs_002,
+            results,
+            instances: instances.len(),
+        })
     }
-    Ok(if time > 0.0 { work / time } else { 1.0 })
+
+    /// The runs of every instance under `policy` on `procs` processors.
+    fn get(&self, policy: &str, procs: usize) -> &[SimResult] {
+        let k = self.policies.iter().position(|&q| q == policy);
+        let j = self.procs.iter().position(|&q| q == procs);
+        let (k, j) = k.zip(j).expect("a run for every policy and P asked for");
+        let at = (k * self.procs.len() + j) * self.instances;
+        &self.results[at..at + self.instances]
+    }
+
+    /// Speedup of `policy` on `procs` over the instances as the paper averages (section 8:
+    /// "the ratio of the cumulative time to solve all the problems in parallel ... to the
+    /// corresponding cumulative sequential time"): their work over their simulated times,
+    /// each summed.
+    fn speedup(&self, policy: &str, procs: usize) -> f64 {
+        let runs = self.get(policy, procs);
+        let work: f64 = runs.iter().map(|r| r.work).sum();
+        let time: f64 = runs.iter().map(|r| r.time).sum();
+        if time > 0.0 {
+            work / time
+        } else {
+            1.0
+        }
+    }
 }
 
 /// A speedup table of seed 002 (Table 3 or 5) as markdown rows.
 fn speedup_table(
     out: &mut String,
     cfg: &PapersConfig,
-    instances: &[&dyn Searched],
+    runs: &Runs,
     rows: &[(&str, &str, [f64; 8])],
     tol: f64,
 ) -> Result<(), SimError> {
     let head: Vec<String> = cfg.procs_002.iter().map(|p| p.to_string()).collect();
     writeln!(out, "| scheme | {} | verdict | why |", head.join(" | ")).unwrap();
     writeln!(out, "|---|{}---|---|", "---|".repeat(head.len())).unwrap();
-    let runs: Vec<(&str, usize)> = rows
-        .iter()
-        .flat_map(|r| cfg.procs_002.iter().map(move |&p| (r.1, p)))
-        .collect();
-    let speedups: Vec<_> = runs
-        .par_iter()
-        .map(|&(policy, p)| cumulative_speedup(instances, policy, p, cfg.seed))
-        .collect();
-    let mut speedups = speedups.into_iter();
-    for (label, _, paper) in rows {
+    for (label, policy, paper) in rows {
         let mut pairs = Vec::new();
         let mut sims = Vec::new();
         for &p in &cfg.procs_002 {
-            let speedup = speedups.next().expect("one run per row and P")?;
+            let speedup = runs.speedup(policy, p);
             pairs.push((paper_at(paper, p), speedup));
             sims.push((p, speedup));
         }
@@ -411,26 +454,33 @@ fn speedup_table(
     Ok(())
 }
 
+/// The searches' spellings, in backticks, comma separated.
+fn spellings(instances: &[&dyn Searched]) -> String {
+    let names: Vec<String> = instances
+        .iter()
+        .map(|i| format!("`{}`", i.name()))
+        .collect();
+    names.join(", ")
+}
+
 fn seed_002(
     out: &mut String,
     cfg: &PapersConfig,
     instances: &[&dyn Searched],
     cross_check: &[&dyn Searched],
 ) -> Result<(), SimError> {
-    let Some(first) = instances.first() else {
+    if instances.is_empty() {
         return Err(SimError(
             "seed 002's tables need at least one search".into(),
         ));
-    };
-    let names: Vec<String> = instances
-        .iter()
-        .map(|i| format!("`{}`", i.name()))
-        .collect();
+    }
+    let policies = TABLE3.iter().chain(&TABLE5).map(|r| r.1);
+    let runs = Runs::new(cfg, instances, policies)?;
     writeln!(out, "## Seed 002 (Kumar, Grama, Rao)\n").unwrap();
     writeln!(
         out,
         "Stack-splitting search of {}, hypercube, default costs, idle processors poll, seed {}. Tables 3 and 5: the speedup over all of them (their work over their summed simulated times, as the paper averages its five problems); Table 4: the first (the paper's counts are of \"a specific problem\"). Cells: paper / simulated (deviation).\n",
-        names.join(", "),
+        spellings(instances),
         cfg.seed
     )
     .unwrap();
@@ -439,7 +489,7 @@ fn seed_002(
         "### Table 3: speedups of the receiver-initiated schemes (tolerance 15 %)\n"
     )
     .unwrap();
-    speedup_table(out, cfg, instances, &TABLE3, 0.15)?;
+    speedup_table(out, cfg, &runs, &TABLE3, 0.15)?;
     writeln!(
         out,
         "\n### Table 4: requests of GRR-M and RP (tolerance 25 % on the growth and the ratio)\n"
@@ -448,21 +498,10 @@ fn seed_002(
     let mut counts = Vec::new();
     writeln!(out, "| P | GRR-M paper | GRR-M sim | RP paper | RP sim |").unwrap();
     writeln!(out, "|---|---|---|---|---|").unwrap();
-    let runs: Vec<(&str, usize)> = cfg
-        .procs_002
-        .iter()
-        .flat_map(|&p| [("grr-m", p), ("rp", p)])
-        .collect();
-    let requests: Vec<_> = runs
-        .par_iter()
-        .map(|&(policy, p)| {
-            Ok::<f64, SimError>(first.simulate(&config_002(policy, p, cfg.seed)?)?.requests as f64)
-        })
-        .collect();
-    let mut requests = requests.into_iter();
     for &p in &cfg.procs_002 {
-        let g = requests.next().expect("a GRR-M run per P")?;
-        let r = requests.next().expect("an RP run per P")?;
+        // The first instance's runs.
+        let g = runs.get("grr-m", p)[0].requests as f64;
+        let r = runs.get("rp", p)[0].requests as f64;
         let paper = TABLE4.iter().find(|t| t.0 == p);
         let show = |x: Option<f64>| x.map_or("—".to_string(), |x| format!("{x:.0}"));
         writeln!(
@@ -517,12 +556,9 @@ fn seed_002(
     )
     .unwrap();
     writeln!(out, "`sl`: worker 0 manages all; `ml`: two levels (the paper's l = 2), fan-out √P rounded up. The paper's SL column stops at 128.\n").unwrap();
-    speedup_table(out, cfg, instances, &TABLE5, 0.20)?;
+    speedup_table(out, cfg, &runs, &TABLE5, 0.20)?;
     if !cross_check.is_empty() {
-        let names: Vec<String> = cross_check
-            .iter()
-            .map(|i| format!("`{}`", i.name()))
-            .collect();
+        let runs = Runs::new(cfg, cross_check, TABLE3.iter().map(|r| r.1))?;
         writeln!(
             out,
             "\n### Table 3 on other trees (a cross-check; the paper's numbers are of satisfiability)\n"
@@ -531,10 +567,10 @@ fn seed_002(
         writeln!(
             out,
             "The same schemes, machine and settings on {}, averaged as above. The paper's Table 3 is of its formulas, not of these trees; this table shows how much of each verdict above depends on the tree searched.\n",
-            names.join(", ")
+            spellings(cross_check)
         )
         .unwrap();
-        speedup_table(out, cfg, cross_check, &TABLE3, 0.15)?;
+        speedup_table(out, cfg, &runs, &TABLE3, 0.15)?;
     }
     writeln!(
         out,

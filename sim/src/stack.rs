@@ -90,6 +90,51 @@ impl SearchRules {
         }
         Ok(())
     }
+
+    /// Sets `key` (`cutoff`, `split` or `poll`) to `value`: `Ok(false)` when `key` is none of
+    /// them; an error naming the setting, the value and what is allowed when the value is bad.
+    fn set(&mut self, key: &str, value: &str) -> Result<bool, String> {
+        match key {
+            "cutoff" if value == "none" => self.cutoff = None,
+            "cutoff" => {
+                let c = whole(key, value, "a depth (0 is the root) or `none`")?;
+                self.cutoff = Some(u32::try_from(c).map_err(|_| {
+                    format!("search: cutoff must be a depth up to {}, got {c}", u32::MAX)
+                })?);
+            }
+            "split" => {
+                self.split = match value {
+                    "half" => StackSplit::Half,
+                    "bottom" => StackSplit::Bottom,
+                    "top" => StackSplit::Top,
+                    _ => {
+                        return Err(format!(
+                            "search: split must be half, bottom or top, got `{value}`"
+                        ))
+                    }
+                }
+            }
+            "poll" => {
+                let n = whole(key, value, "a whole number of node expansions, 1 or more")?;
+                self.poll = u32::try_from(n)
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| format!("search: poll must be 1 to {}, got {n}", u32::MAX))?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `cutoff=`, `split=` and `poll=` as spelled, each only where it differs from the default.
+    fn settings(&self) -> [Option<String>; 3] {
+        let d = SearchRules::default();
+        [
+            self.cutoff.map(|c| format!("cutoff={c}")),
+            (self.split != d.split).then(|| format!("split={}", self.split.name())),
+            (self.poll != d.poll).then(|| format!("poll={}", self.poll)),
+        ]
+    }
 }
 
 /// A depth-first tree search whose processors split their stacks of untried alternatives
@@ -273,43 +318,6 @@ fn whole(key: &str, value: &str, what: &str) -> Result<u64, String> {
         .map_err(|_| format!("search: {key} must be {what}, got `{value}`"))
 }
 
-impl SearchRules {
-    /// Sets `key` (`cutoff`, `split` or `poll`) to `value`: `Ok(false)` when `key` is none of
-    /// them; an error naming the setting, the value and what is allowed when the value is bad.
-    fn set(&mut self, key: &str, value: &str) -> Result<bool, String> {
-        match key {
-            "cutoff" if value == "none" => self.cutoff = None,
-            "cutoff" => {
-                let c = whole(key, value, "a depth (0 is the root) or `none`")?;
-                self.cutoff = Some(u32::try_from(c).map_err(|_| {
-                    format!("search: cutoff must be a depth up to {}, got {c}", u32::MAX)
-                })?);
-            }
-            "split" => {
-                self.split = match value {
-                    "half" => StackSplit::Half,
-                    "bottom" => StackSplit::Bottom,
-                    "top" => StackSplit::Top,
-                    _ => {
-                        return Err(format!(
-                            "search: split must be half, bottom or top, got `{value}`"
-                        ))
-                    }
-                }
-            }
-            "poll" => {
-                let n = whole(key, value, "a whole number of node expansions, 1 or more")?;
-                self.poll = u32::try_from(n)
-                    .ok()
-                    .filter(|&n| n >= 1)
-                    .ok_or_else(|| format!("search: poll must be 1 to {}, got {n}", u32::MAX))?;
-            }
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
-}
-
 impl std::str::FromStr for SearchRules {
     type Err = String;
 
@@ -328,18 +336,6 @@ impl std::str::FromStr for SearchRules {
             }
         }
         Ok(rules)
-    }
-}
-
-impl SearchRules {
-    /// `cutoff=`, `split=` and `poll=` as spelled, each only where it differs from the default.
-    fn settings(&self) -> [Option<String>; 3] {
-        let d = SearchRules::default();
-        [
-            self.cutoff.map(|c| format!("cutoff={c}")),
-            (self.split != d.split).then(|| format!("split={}", self.split.name())),
-            (self.poll != d.poll).then(|| format!("poll={}", self.poll)),
-        ]
     }
 }
 
@@ -462,17 +458,14 @@ impl<N> SearchStack<N> {
             StackSplit::Bottom => vec![self.alts.remove(0)],
             StackSplit::Top => vec![self.alts.remove(n - 1)],
             StackSplit::Half => {
-                let mut given = Vec::with_capacity(n.div_ceil(2));
-                let mut kept = Vec::with_capacity(self.alts.len() - n / 2);
-                for (i, alt) in self.alts.drain(..).enumerate() {
-                    if i < n && i % 2 == 0 {
-                        given.push(alt);
-                    } else {
-                        kept.push(alt);
-                    }
-                }
-                self.alts = kept;
-                given
+                // Every other giveable alternative, the bottom one first.
+                let mut i = 0;
+                self.alts
+                    .extract_if(..n, |_| {
+                        i += 1;
+                        i % 2 == 1
+                    })
+                    .collect()
             }
         };
         Some(SearchStack { alts })

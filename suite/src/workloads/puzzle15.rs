@@ -99,13 +99,7 @@ impl FromStr for Puzzle15Params {
         let instance = spec
             .size::<u32>("instance")?
             .unwrap_or(Self::paper().instance);
-        if korf(instance).is_none() {
-            let have: Vec<String> = KORF.iter().map(|k| k.number.to_string()).collect();
-            return Err(ParseError::new(format!(
-                "puzzle15: no Korf instance {instance} here (have {})",
-                have.join(", ")
-            )));
-        }
+        known_korf(instance)?;
         let depth = spec.get::<u32>("depth")?.unwrap_or(Self::DEFAULT_DEPTH);
         let depth = in_range("puzzle15", "depth", depth, 0, 64)?;
         Ok(Self { instance, depth })
@@ -125,6 +119,17 @@ impl fmt::Display for Puzzle15Params {
 /// Korf instance `number`, if included.
 pub fn korf(number: u32) -> Option<&'static KorfInstance> {
     KORF.iter().find(|k| k.number == number)
+}
+
+/// Korf instance `number`, or an error that names the instances included.
+pub fn known_korf(number: u32) -> Result<&'static KorfInstance, ParseError> {
+    korf(number).ok_or_else(|| {
+        let have: Vec<String> = KORF.iter().map(|k| k.number.to_string()).collect();
+        ParseError::new(format!(
+            "puzzle15: no Korf instance {number} here (have {})",
+            have.join(", ")
+        ))
+    })
 }
 
 /// The outcome of a solve.
