@@ -22,7 +22,10 @@ pub struct CostModel {
     /// Per-hop part of a work message.
     pub transfer_per_hop: f64,
     /// Time one access occupies a serialising shared point: GRR's counter `TARGET` and SB's
-    /// donor queue, both at worker 0. Accesses queue there (first come, first served).
+    /// donor queue, both at worker 0. Accesses queue there (first come, first served), and the
+    /// victim is chosen when an access is served. The default is one small message's fixed
+    /// part (`msg_base`): serving an access is answering it, and the model prices every answer
+    /// a processor sends at the fixed part of its message (as the iPSC/2 preset does too).
     pub t_access: f64,
     /// GRR-M: time a request spends at each level of the combining tree, each way (the combining
     /// window plus the node's processing). The tree does not serialise: requests combine.
@@ -58,7 +61,7 @@ impl Default for CostModel {
             msg_per_hop: 0.1,
             transfer_base: 2.0,
             transfer_per_hop: 0.1,
-            t_access: 0.5,
+            t_access: 1.0,
             t_combine: 0.5,
             t_bus: 0.0,
             t_task: 0.0,

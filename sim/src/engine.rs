@@ -83,8 +83,9 @@ struct Proc<N> {
     pending: Vec<usize>,
     /// Node expansions since this worker's last poll point (a search).
     since_poll: u32,
-    /// SB: this idle worker has not yet told the scheduler that it left the donor queue; its
-    /// first request does (one access for both).
+    /// SB: this idle worker (it went idle, or its last poll was rejected) has not yet told the
+    /// scheduler that it is no donor; its next request does (one access for both). It stays in
+    /// the donor queue until that access is served.
     leaving: bool,
 }
 
@@ -96,6 +97,10 @@ enum Ev<N> {
         thief: usize,
     },
     Retry(usize),
+    /// GRR, SB: the shared point serves this idle processor's access; its victim is chosen.
+    Choose(usize),
+    /// SB: the scheduler serves an idle processor's leaving the donor queue (it asks nobody).
+    Leave(usize),
     Arrive {
         to: usize,
         task: Task<N>,
@@ -335,11 +340,19 @@ impl<'a, T: TaskTree> Engine<'a, T> {
 
     /// Worker `p` obtained work from another worker (a thief's loot arrived).
     fn obtained(&mut self, p: usize, now: f64) {
-        self.decide(p, now, |m, env| m.busy(env));
-        if self.shared_point == SharedPoint::DonorQueue {
-            // Joining the donor queue is one more access to it.
-            self.point.access(now, self.cost.t_access);
+        // SB: the scheduler already placed `p` at the tail of the donor queue when it chose
+        // the poll that brought this work.
+        if self.shared_point != SharedPoint::DonorQueue {
+            self.decide(p, now, |m, env| m.busy(env));
         }
+    }
+
+    /// SB: `p`, idle, tells the scheduler at processor 0 that it leaves the donor queue; the
+    /// queue changes when the access is served.
+    fn leave_donors(&mut self, p: usize, now: f64) {
+        let there = self.msg(now, self.graph.distance(p, 0));
+        let served = self.point.access(there, self.cost.t_access);
+        self.queue.push(served, Ev::Leave(p));
     }
 
     /// A message of `d` hops sent at `t` arrives at the returned time (queueing on the bus).
@@ -403,6 +416,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 Ev::Done(..) | Ev::Unsplittable(..) => {}
                 Ev::Request { victim, thief } => self.request(victim, thief, now),
                 Ev::Retry(p) => self.acquire(p, now),
+                Ev::Choose(p) => self.choose(p, now),
+                Ev::Leave(p) => self.decide(p, now, |m, env| m.idle(env)),
                 Ev::Arrive { to, task, placed } => self.arrive(to, task, placed, now),
             }
         }
@@ -742,13 +757,17 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             self.start(p, task, now);
             return;
         }
-        self.decide(p, now, |m, env| m.idle(env));
+        // SB: leaving the donor queue travels with the first request, which the scheduler
+        // handles as one access (seed 002 section 4.6: "Whenever a processor goes idle, it
+        // sends a request to the scheduler. The scheduler then deletes this processor from the
+        // DONOR queue, and polls the processors in DONOR"); until that access is served the
+        // processor is still a donor, and polls sent to it are rejected.
+        let leaves_later = self.receiver() && self.shared_point == SharedPoint::DonorQueue;
+        if !leaves_later {
+            self.decide(p, now, |m, env| m.idle(env));
+        }
         if self.receiver() {
-            // SB: leaving the donor queue travels with the first request, which the scheduler
-            // handles as one access (seed 002 section 4.6: "Whenever a processor goes idle, it
-            // sends a request to the scheduler. The scheduler then deletes this processor from
-            // the DONOR queue, and polls the processors in DONOR").
-            self.procs[p].leaving = self.shared_point == SharedPoint::DonorQueue;
+            self.procs[p].leaving = leaves_later;
             self.procs[p].state = State::Asking;
             self.procs[p].round_left = 0;
             self.acquire(p, now);
@@ -778,7 +797,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     fn park(&mut self, p: usize, now: f64) {
         if std::mem::take(&mut self.procs[p].leaving) {
             // It asks nobody, so leaving the donor queue is an access of its own.
-            self.point.access(now, self.cost.t_access);
+            self.leave_donors(p, now);
         }
         self.procs[p].state = State::Parked;
         self.parked.push(p);
@@ -797,22 +816,46 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 m.round_len(env)
             });
         }
+        if matches!(
+            self.shared_point,
+            SharedPoint::Counter | SharedPoint::DonorQueue
+        ) {
+            // GRR and SB: the processor asks the shared point at processor 0 (for SB the
+            // first request of an idle spell also leaves the donor queue), queues there, and
+            // the victim is chosen when its access is served: the counter's value or the head
+            // of the donor queue then, not when the access was sent.
+            let there = self.msg(now, self.graph.distance(p, 0));
+            let served = self.point.access(there, self.cost.t_access);
+            self.queue.push(served, Ev::Choose(p));
+            return;
+        }
+        self.choose(p, now);
+    }
+
+    /// The victim of `p`'s next request is chosen at `now` and the request sent: at once for
+    /// most policies, after the combining tree's fetch for GRR-M, and for GRR and SB when the
+    /// shared point at processor 0 serves `p`'s access (the answer travels back to `p`, which
+    /// then sends the request). No victim (SB's queue holds nobody else): `p` parks.
+    fn choose(&mut self, p: usize, now: f64) {
+        if std::mem::take(&mut self.procs[p].leaving) {
+            self.decide(p, now, |m, env| m.idle(env));
+        }
         let Some(victim) = self.decide(p, now, |m, env| m.next_victim(env)) else {
             self.park(p, now);
             return;
         };
+        if self.shared_point == SharedPoint::DonorQueue {
+            // The scheduler places the requester at the tail of the queue as it polls for it
+            // (section 4.6: "At this point, the recipient processor is placed at the tail of
+            // the queue"; the work goes to the requester directly, and the scheduler hears only
+            // of rejects): a rejected requester's next request leaves the queue again.
+            self.decide(p, now, |m, env| m.busy(env));
+        }
         self.procs[p].round_left = self.procs[p].round_left.saturating_sub(1);
         self.requests += 1;
-        // Choosing the victim: a round trip to the shared point for GRR and SB (queueing
-        // there), the combining tree's depth for GRR-M, nothing for the others.
         let chosen = match self.shared_point {
             SharedPoint::Counter | SharedPoint::DonorQueue => {
-                // For SB the first request of an idle spell also leaves the donor queue.
-                self.procs[p].leaving = false;
-                let d0 = self.graph.distance(p, 0);
-                let there = self.msg(now, d0);
-                let served = self.point.access(there, self.cost.t_access);
-                self.msg(served, d0)
+                self.msg(now, self.graph.distance(p, 0))
             }
             SharedPoint::CombiningTree => {
                 let levels = self.procs[p].depth as f64;
@@ -938,6 +981,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             }
             None => {
                 self.rejects += 1;
+                // SB: the reject reaches the scheduler with the requester's next request.
+                self.procs[thief].leaving = self.shared_point == SharedPoint::DonorQueue;
                 self.decide(thief, now, |m, env| m.request_failed(env, victim));
                 let at = self.msg(sent, d);
                 self.queue.push(at, Ev::Retry(thief));
