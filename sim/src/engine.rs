@@ -347,12 +347,12 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
     }
 
-    /// SB: `p`, idle, tells the scheduler at processor 0 that it leaves the donor queue; the
-    /// queue changes when the access is served.
-    fn leave_donors(&mut self, p: usize, now: f64) {
+    /// GRR, SB: `p` sends an access to the shared point at processor 0, which queues there;
+    /// `served` happens when the access has been served.
+    fn access_point(&mut self, p: usize, now: f64, served: Ev<T::Node>) {
         let there = self.msg(now, self.graph.distance(p, 0));
-        let served = self.point.access(there, self.cost.t_access);
-        self.queue.push(served, Ev::Leave(p));
+        let at = self.point.access(there, self.cost.t_access);
+        self.queue.push(at, served);
     }
 
     /// A message of `d` hops sent at `t` arrives at the returned time (queueing on the bus).
@@ -796,8 +796,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
 
     fn park(&mut self, p: usize, now: f64) {
         if std::mem::take(&mut self.procs[p].leaving) {
-            // It asks nobody, so leaving the donor queue is an access of its own.
-            self.leave_donors(p, now);
+            // It asks nobody, so leaving the donor queue is an access of its own, served at
+            // processor 0 like the others.
+            self.access_point(p, now, Ev::Leave(p));
         }
         self.procs[p].state = State::Parked;
         self.parked.push(p);
@@ -824,9 +825,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             // first request of an idle spell also leaves the donor queue), queues there, and
             // the victim is chosen when its access is served: the counter's value or the head
             // of the donor queue then, not when the access was sent.
-            let there = self.msg(now, self.graph.distance(p, 0));
-            let served = self.point.access(there, self.cost.t_access);
-            self.queue.push(served, Ev::Choose(p));
+            self.access_point(p, now, Ev::Choose(p));
             return;
         }
         self.choose(p, now);
@@ -981,8 +980,10 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             }
             None => {
                 self.rejects += 1;
-                // SB: the reject reaches the scheduler with the requester's next request.
-                self.procs[thief].leaving = self.shared_point == SharedPoint::DonorQueue;
+                if self.shared_point == SharedPoint::DonorQueue {
+                    // SB: the reject reaches the scheduler with the requester's next request.
+                    self.procs[thief].leaving = true;
+                }
                 self.decide(thief, now, |m, env| m.request_failed(env, victim));
                 let at = self.msg(sent, d);
                 self.queue.push(at, Ev::Retry(thief));
