@@ -87,6 +87,17 @@ struct Proc<N> {
     /// scheduler that it is no donor; its next request does (one access for both). It stays in
     /// the donor queue until that access is served.
     leaving: bool,
+    /// Its rank under a hierarchy of managers (`Machine::rank`), read when managers generate
+    /// subtasks (`SearchRules::subtasks`).
+    rank: Option<(u32, u32)>,
+    /// A subtask generator (seed 002 section 6): a manager whose work is a pool of subtasks
+    /// yet to be generated, which it hands out one per request and does not search itself.
+    generator: bool,
+    /// A generator's pool: the stack it was given, expanded only as far as cutting subtasks
+    /// needed (`None` when empty; a generator with a pool counts as busy).
+    pool: Option<SearchStack<N>>,
+    /// A generator serves one request at a time: it is busy serving until then.
+    free_at: f64,
 }
 
 enum Ev<N> {
@@ -124,6 +135,8 @@ impl<N> View<'_, N> {
     /// search stack.
     fn chunk_grains(&self, p: &Proc<N>) -> usize {
         match &p.current {
+            // A generator gives the subtasks of its pool.
+            _ if p.generator => p.pool.as_ref().map_or(0, SearchStack::len),
             Some((
                 Task {
                     work: Work::Stack(stack),
@@ -260,6 +273,10 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     pending: Vec::new(),
                     leaving: false,
                     since_poll: 0,
+                    rank: None,
+                    generator: false,
+                    pool: None,
+                    free_at: 0.0,
                 }
             })
             .collect();
@@ -308,6 +325,12 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         assert!(self.tree.is_some(), "a search needs a tree");
         self.search = Some(rules);
         self.cutoff_depth = rules.cutoff.unwrap_or(u32::MAX);
+        if rules.subtasks.is_some() {
+            for (proc, machine) in self.procs.iter_mut().zip(&self.machines) {
+                proc.rank = machine.rank();
+                proc.generator = matches!(proc.rank, Some((rank, ranks)) if rank < ranks);
+            }
+        }
         self
     }
 
@@ -393,7 +416,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         // The worker that is given the root is busy from the start (under SB: the first donor;
         // being given the root is no access to the queue).
         self.decide(0, 0.0, |m, env| m.busy(env));
-        self.start(
+        self.take(
             0,
             Task {
                 work: root,
@@ -422,6 +445,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             }
         }
         debug_assert!(self.procs.iter().all(|p| p.current.is_none()
+            && p.pool.is_none()
             && p.deque.is_empty()
             && p.inbox.is_empty()
             && p.pending.is_empty()));
@@ -494,6 +518,90 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     fn expansion(&self, stack: &SearchStack<T::Node>) -> f64 {
         let tree = self.tree.expect("a search has a tree");
         tree.cost(stack.top().expect("a stack being searched has a top"))
+    }
+
+    /// `p` takes work it was given at `now`: it starts it, or, a subtask generator given a
+    /// stack, makes it its pool and waits for requests.
+    fn take(&mut self, p: usize, task: Task<T::Node>, now: f64) {
+        match task.work {
+            Work::Stack(stack) if self.procs[p].generator => {
+                debug_assert!(
+                    self.procs[p].pool.is_none(),
+                    "a generator asks only when out"
+                );
+                self.busy += 1;
+                let proc = &mut self.procs[p];
+                proc.pool = Some(stack);
+                proc.state = State::Busy;
+                proc.free_at = proc.free_at.max(now);
+                self.refresh(p, now);
+            }
+            _ => self.start(p, task, now),
+        }
+    }
+
+    /// Generator `g` serves `thief`'s request, which reached it at `now`, once it has sent its
+    /// previous answer: a subtask cut from its pool (seed 002 section 6.1: the MANAGER "gives
+    /// them one by one to the requesting processors on demand"), or a reject when the pool ran
+    /// out on the way. The cutting and the sending are its processor time. With its pool empty
+    /// it is idle once the answer is sent.
+    fn serve(&mut self, g: usize, thief: usize, now: f64) {
+        let from = now.max(self.procs[g].free_at);
+        let sent = self.answer(g, thief, from, true);
+        self.answer_time += sent - from;
+        self.procs[g].free_at = sent;
+        self.end = self.end.max(sent);
+        if self.procs[g].pool.is_none() {
+            self.busy -= 1;
+            self.become_idle(g, sent);
+        }
+    }
+
+    /// The depth of a subtask cut for `to`: `SearchRules::subtasks` for a worker that manages
+    /// nobody, scaled by rank for a manager (seed 002 section 6.2: the root's super-subtasks are
+    /// subdivided below it).
+    fn subtask_depth(&self, to: usize) -> u32 {
+        let deepest = self.deepest_subtask();
+        match self.procs[to].rank {
+            Some((rank, ranks)) if rank < ranks => {
+                (u64::from(deepest) * u64::from(rank) / u64::from(ranks)) as u32
+            }
+            _ => deepest,
+        }
+    }
+
+    /// `SearchRules::subtasks`: the depth of a leaf's subtasks, and of a generator's own.
+    fn deepest_subtask(&self) -> u32 {
+        self.search
+            .and_then(|s| s.subtasks)
+            .expect("generators generate subtasks")
+    }
+
+    /// Cuts a subtask `depth` deep from generator `g`'s pool: expands the pool's top node
+    /// (work, as any expansion) until the top is at least that deep, and takes it. Returns the
+    /// subtask (`None`: the pool ran out) and the work the expansions took.
+    fn cut_subtask(&mut self, g: usize, depth: u32) -> (Option<SearchStack<T::Node>>, f64) {
+        let tree = self.tree.expect("a search has a tree");
+        let mut spent = 0.0;
+        let Some(pool) = self.procs[g].pool.as_mut() else {
+            return (None, 0.0);
+        };
+        let cut = loop {
+            match pool.top_depth() {
+                None => break None,
+                Some(d) if d >= depth => break pool.take_top(),
+                Some(_) => {
+                    spent += tree.cost(pool.top().expect("a top")) * self.cost.t_work;
+                    self.tasks += 1;
+                    pool.expand_top(tree, &mut self.kids);
+                }
+            }
+        };
+        if pool.is_empty() {
+            self.procs[g].pool = None;
+        }
+        self.work_done += spent;
+        (cut, spent)
     }
 
     /// `p` starts executing `task` at `now`.
@@ -870,6 +978,10 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// A request of `thief` reaches `victim`: if the victim's machine gives, the oldest
     /// waiting task, or a split of the divisible piece, goes back; otherwise a reject.
     fn request(&mut self, victim: usize, thief: usize, now: f64) {
+        if self.procs[victim].pool.is_some() {
+            self.serve(victim, thief, now);
+            return;
+        }
         if matches!(
             self.procs[victim].current,
             Some((
@@ -904,8 +1016,19 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             tasks + self.view(now).chunk_grains(proc)
         };
         let gives = self.decide(victim, now, |m, env| m.answer(env, waiting)) == Answer::Give;
+        // A generator cuts a subtask from its pool; the expansions are its processor time.
+        let mut cutting = 0.0;
         let loot = if !gives {
             None
+        } else if self.procs[victim].generator {
+            let (cut, spent) = self.cut_subtask(victim, self.subtask_depth(thief));
+            cutting = spent;
+            cut.map(|stack| Task {
+                work: Work::Stack(stack),
+                hops: 0,
+                depth: 0,
+                decided: true,
+            })
         } else if let Some(task) = self.procs[victim].deque.pop_front_if(|t| t.depth <= cutoff) {
             Some(task)
         } else if let Some((
@@ -958,11 +1081,13 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             None
         };
         self.refresh(victim, now);
-        let sent = match (&loot, charged) {
-            (_, false) => now,
-            (Some(_), true) => now + self.cost.transfer_base,
-            (None, true) => now + self.cost.msg_base,
-        };
+        let sent = now
+            + cutting
+            + match (&loot, charged) {
+                (_, false) => 0.0,
+                (Some(_), true) => self.cost.transfer_base,
+                (None, true) => self.cost.msg_base,
+            };
         match loot {
             Some(task) => {
                 self.requests_ok += 1;
@@ -997,7 +1122,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         if !placed {
             // A thief's loot: it runs it.
             self.obtained(to, now);
-            self.start(to, task, now);
+            self.take(to, task, now);
             return;
         }
         self.procs[to].inbox.push_back(task);

@@ -68,6 +68,12 @@ pub struct SearchRules {
     pub split: StackSplit,
     /// Node expansions between two poll points of a busy processor; at least 1.
     pub poll: u32,
+    /// Under `sl` and `ml`: the managers are subtask generators (seed 002 section 6), and a
+    /// subtask a leaf gets is rooted this deep (a manager of rank `r` of `R` gets pieces
+    /// `D · r / R` deep). `None`: managers search like every other processor and split their
+    /// stacks (the runtime's managers, which hand out whatever tasks they hold). Other policies
+    /// ignore it.
+    pub subtasks: Option<u32>,
 }
 
 impl Default for SearchRules {
@@ -78,6 +84,7 @@ impl Default for SearchRules {
             cutoff: None,
             split: StackSplit::Half,
             poll: 1,
+            subtasks: None,
         }
     }
 }
@@ -91,7 +98,7 @@ impl SearchRules {
         Ok(())
     }
 
-    /// Sets `key` (`cutoff`, `split` or `poll`) to `value`: `Ok(false)` when `key` is none of
+    /// Sets `key` (`cutoff`, `split`, `poll` or `subtasks`) to `value`: `Ok(false)` when `key` is none of
     /// them; an error naming the setting, the value and what is allowed when the value is bad.
     fn set(&mut self, key: &str, value: &str) -> Result<bool, String> {
         match key {
@@ -114,6 +121,16 @@ impl SearchRules {
                     }
                 }
             }
+            "subtasks" if value == "none" => self.subtasks = None,
+            "subtasks" => {
+                let d = whole(key, value, "a depth (0 is the root) or `none`")?;
+                self.subtasks = Some(u32::try_from(d).map_err(|_| {
+                    format!(
+                        "search: subtasks must be a depth up to {}, got {d}",
+                        u32::MAX
+                    )
+                })?);
+            }
             "poll" => {
                 let n = whole(key, value, "a whole number of node expansions, 1 or more")?;
                 self.poll = u32::try_from(n)
@@ -126,13 +143,15 @@ impl SearchRules {
         Ok(true)
     }
 
-    /// `cutoff=`, `split=` and `poll=` as spelled, each only where it differs from the default.
-    fn settings(&self) -> [Option<String>; 3] {
+    /// `cutoff=`, `split=`, `poll=` and `subtasks=` as spelled, each only where it differs from
+    /// the default.
+    fn settings(&self) -> [Option<String>; 4] {
         let d = SearchRules::default();
         [
             self.cutoff.map(|c| format!("cutoff={c}")),
             (self.split != d.split).then(|| format!("split={}", self.split.name())),
             (self.poll != d.poll).then(|| format!("poll={}", self.poll)),
+            self.subtasks.map(|s| format!("subtasks={s}")),
         ]
     }
 }
@@ -249,10 +268,13 @@ impl fmt::Display for SearchTree {
             sep = ',';
             r
         };
-        let [cutoff, split, poll] = self.rules.settings();
+        let [cutoff, split, poll, subtasks] = self.rules.settings();
         let b = (self.branching != d.branching).then(|| format!("b={}", self.branching));
         let tree = (self.tree_seed != d.tree_seed).then(|| format!("tree={}", self.tree_seed));
-        for s in [b, cutoff, split, tree, poll].into_iter().flatten() {
+        for s in [b, cutoff, split, tree, poll, subtasks]
+            .into_iter()
+            .flatten()
+        {
             item(f, s)?;
         }
         Ok(())
@@ -261,7 +283,7 @@ impl fmt::Display for SearchTree {
 
 /// Parses the part after `search:`: `NODES[:KEY=VALUE,...]`.
 pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
-    const KEYS: &str = "b, cutoff, split, tree, poll";
+    const KEYS: &str = "b, cutoff, split, tree, poll, subtasks";
     let (nodes, settings) = match spec.split_once(':') {
         Some((n, s)) => (n, Some(s)),
         None => (spec, None),
@@ -322,10 +344,10 @@ impl std::str::FromStr for SearchRules {
     type Err = String;
 
     /// `KEY=VALUE,...` with keys `cutoff` (a depth or `none`), `split` (`half`, `bottom` or
-    /// `top`) and `poll` (node expansions between poll points); the empty string is the
-    /// defaults.
+    /// `top`), `poll` (node expansions between poll points) and `subtasks` (a depth or `none`);
+    /// the empty string is the defaults.
     fn from_str(s: &str) -> Result<Self, String> {
-        const KEYS: &str = "cutoff, split, poll";
+        const KEYS: &str = "cutoff, split, poll, subtasks";
         let mut rules = SearchRules::default();
         for pair in s.split(',').filter(|p| !p.trim().is_empty()) {
             let (key, value) = key_value(pair, KEYS)?;
@@ -438,6 +460,16 @@ impl<N> SearchStack<N> {
         let depth = top.depth + 1;
         self.alts
             .extend(kids.drain(..).rev().map(|node| Alternative { node, depth }));
+    }
+
+    /// Untried alternatives, the top one included.
+    pub(crate) fn len(&self) -> usize {
+        self.alts.len()
+    }
+
+    /// Takes the top alternative away as a stack of its own (its depth kept).
+    pub(crate) fn take_top(&mut self) -> Option<SearchStack<N>> {
+        self.alts.pop().map(|a| SearchStack { alts: vec![a] })
     }
 
     /// Alternatives a request may take: those at most `cutoff` deep, not counting the top node

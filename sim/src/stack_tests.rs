@@ -184,6 +184,54 @@ fn search_conserves_work_and_answers_every_request_at_1_2_64_1024() {
 }
 
 #[test]
+fn subtask_generators_conserve_work_and_answer_every_request() {
+    let nodes = 30_000;
+    for p in ["sl", "ml"] {
+        for subtasks in [0, 3, 8, 30] {
+            let spelling = format!("search:{nodes}:subtasks={subtasks}");
+            for procs in [1, 2, 16, 64, 1024] {
+                for idle in [Idle::Park, Idle::Poll] {
+                    let mut c = cfg(p, procs, &spelling);
+                    c.idle = idle;
+                    let r = within(60, move || simulate(&c).unwrap());
+                    let what = format!("{p} {spelling} P={procs} {idle:?}");
+                    assert_eq!(r.tasks, nodes, "{what}: every node expanded once");
+                    assert_eq!(r.work, nodes as f64, "{what}");
+                    assert_eq!(r.requests_ok + r.rejects, r.requests, "{what}: {r:?}");
+                    assert_eq!(r.transfers, r.requests_ok, "{what}");
+                    assert!(r.time >= r.work / procs as f64, "{what}");
+                    if procs > 1 {
+                        assert!(r.requests_ok > 0, "{what}: work handed out");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_subtask_generator_searches_nothing_itself() {
+    // Two processors under `sl`: worker 0 manages worker 1. As a generator it expands only the
+    // nodes above the subtask depth (at most 15 of a binary tree above depth 4) and worker 1
+    // searches everything else, so the run takes nearly the whole work; as a searcher (no
+    // `subtasks`) the manager shares the search and the run takes about half.
+    let nodes = 40_000.0;
+    let mut c = cfg("sl", 2, "search:40000:subtasks=4");
+    c.idle = Idle::Poll;
+    let generating = simulate(&c).unwrap();
+    assert!(generating.time >= nodes - 15.0, "{generating:?}");
+    c.workload = "search:40000".parse().unwrap();
+    let searching = simulate(&c).unwrap();
+    assert!(searching.time < 0.6 * nodes, "{searching:?}");
+    // Other policies have no managers and ignore the setting.
+    let mut rp = cfg("rp", 16, "search:40000:subtasks=4");
+    rp.idle = Idle::Poll;
+    let with = simulate(&rp).unwrap();
+    rp.workload = "search:40000".parse().unwrap();
+    assert_eq!(with.time, simulate(&rp).unwrap().time);
+}
+
+#[test]
 fn every_split_function_conserves_the_work() {
     for split in ["half", "bottom", "top"] {
         for cutoff in ["none", "8"] {
@@ -445,6 +493,8 @@ fn search_rules_round_trip_and_errors_name_the_setting() {
         "split=top",
         "poll=7",
         "cutoff=0,split=bottom,poll=2",
+        "subtasks=12",
+        "cutoff=9,poll=3,subtasks=0",
     ] {
         let r: SearchRules = s.parse().unwrap();
         assert_eq!(r.to_string(), s);
@@ -460,7 +510,11 @@ fn search_rules_round_trip_and_errors_name_the_setting() {
         ),
         ("poll=0", &["poll", "0"]),
         ("cutoff=-1", &["cutoff", "-1", "depth"]),
-        ("b=3", &["unknown setting `b`", "cutoff, split, poll"]),
+        ("subtasks=deep", &["subtasks", "deep", "depth"]),
+        (
+            "b=3",
+            &["unknown setting `b`", "cutoff, split, poll, subtasks"],
+        ),
         ("cutoff", &["malformed", "KEY=VALUE"]),
     ] {
         let e = bad.parse::<SearchRules>().unwrap_err();

@@ -222,6 +222,17 @@ pub trait Machine: Send + fmt::Debug {
 
     /// The worker obtained work, or resumes a frame that waited.
     fn busy(&mut self, _env: &Env<'_>) {}
+
+    /// Under a hierarchy of managers (`sl`, `ml`): this worker's rank and the number of ranks,
+    /// `(rank, ranks)`. The top manager has rank 0, a manager below it rank 1, and so on; a
+    /// worker that manages nobody has rank `ranks`. `None` for a policy without managers.
+    ///
+    /// A static property, read once: the runtime does not need it (its managers hand out
+    /// whatever tasks they have); the simulator's subtask generators (seed 002 section 6) cut
+    /// the work they hand out finer for a requester of a higher rank.
+    fn rank(&self) -> Option<(u32, u32)> {
+        None
+    }
 }
 
 /// The machine of worker `me` of `workers` under `policy`; `seed` seeds its random draws.

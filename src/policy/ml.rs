@@ -116,6 +116,27 @@ impl Hierarchy {
         }
     }
 
+    /// The levels of managers above `w` (0 for worker 0).
+    fn level_of(&self, mut w: usize) -> u32 {
+        let mut level = 0;
+        while let Some(up) = self.manager_of(w) {
+            level += 1;
+            w = up;
+        }
+        level
+    }
+
+    /// Levels of management: the smallest `l` with `m^l >= workers` (the tree's height).
+    fn height(&self) -> u32 {
+        let mut l = 1;
+        let mut span = self.fanout;
+        while span < self.workers {
+            l += 1;
+            span = span.saturating_mul(self.fanout);
+        }
+        l
+    }
+
     /// The managers of the pool: the multiples of `m` (0 included) that manage somebody.
     fn managers(&self) -> usize {
         // k·m manages k·m + 1 when that exists.
@@ -218,6 +239,16 @@ impl Machine for Managed {
         self.cursor = (self.cursor + 1) % n;
         victim.filter(|&v| v != self.tree.me)
     }
+
+    fn rank(&self) -> Option<(u32, u32)> {
+        let t = &self.tree;
+        let ranks = t.height();
+        if t.managed_count(t.me) > 0 {
+            Some((t.level_of(t.me), ranks))
+        } else {
+            Some((ranks, ranks))
+        }
+    }
 }
 
 #[cfg(all(test, not(loom)))]
@@ -269,6 +300,26 @@ mod tests {
         assert_eq!(t.managed_count(32), 31);
         assert_eq!(t.managed_count(33), 0);
         assert_eq!(t.managers(), 32);
+    }
+
+    #[test]
+    fn ranks_count_the_managers_above_and_leaves_rank_last() {
+        let rank = |policy: &str, me: usize, p: usize| {
+            let policy: crate::Policy = policy.parse().expect("a policy");
+            crate::policy::machine::machine_for(&policy, me, p, 1).rank()
+        };
+        // sl: one manager over everybody.
+        assert_eq!(rank("sl", 0, 64), Some((0, 1)));
+        assert_eq!(rank("sl", 7, 64), Some((1, 1)));
+        // ml at 1024: 0 on top, 32, 64, ... below it, leaves (its own group too) last.
+        assert_eq!(rank("ml", 0, 1024), Some((0, 2)));
+        assert_eq!(rank("ml", 64, 1024), Some((1, 2)));
+        assert_eq!(rank("ml", 65, 1024), Some((2, 2)));
+        assert_eq!(rank("ml", 1, 1024), Some((2, 2)));
+        // The last group's manager with nobody after it manages nobody.
+        assert_eq!(rank("ml", 1023, 1024), Some((2, 2)));
+        assert_eq!(rank("ml", 992, 993), Some((2, 2)));
+        assert_eq!(rank("rp", 3, 8), None);
     }
 
     #[test]

@@ -37,10 +37,11 @@ pub struct SimArgs {
     /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`,
     /// `shu-puzzle15`, `shu-romberg14`, a
     /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting:
-    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S,poll=N]` (a synthetic
-    /// tree), `sat:VARS[,terms=T,width=W,seed=S][:cutoff=D|none,split=..,poll=N]` (the
-    /// Davis-Putnam search of the `tautology` benchmark's formula) or
-    /// `puzzle15:K[,bound=B][:cutoff=..]` (one IDA* iteration of the `puzzle15` benchmark).
+    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S,poll=N,subtasks=D|none]`
+    /// (a synthetic tree), `sat:VARS[,terms=T,width=W,seed=S][:cutoff=D|none,split=..,poll=N,
+    /// subtasks=..]` (the Davis-Putnam search of the `tautology` benchmark's formula) or
+    /// `puzzle15:K[,bound=B][:cutoff=..]` (one IDA* iteration of the `puzzle15` benchmark);
+    /// `subtasks=D` makes `sl`'s and `ml`'s managers subtask generators.
     #[arg(long, default_value = "split:1000000")]
     pub workload: String,
     /// Seed of every random choice.
@@ -230,8 +231,16 @@ impl<T: TaskTree + Sync> Searched for TreeSearch<T> {
     }
 
     /// One simulated search on `config`'s machine.
-    fn simulate(&self, config: &SimConfig) -> Result<SimResult, sim::SimError> {
-        sim::simulate_search(config, &self.name(), &self.tree, self.rules)
+    fn simulate(
+        &self,
+        config: &SimConfig,
+        subtasks: Option<u32>,
+    ) -> Result<SimResult, sim::SimError> {
+        let mut rules = self.rules;
+        if subtasks.is_some() {
+            rules.subtasks = subtasks;
+        }
+        sim::simulate_search(config, &self.name(), &self.tree, rules)
     }
 }
 
@@ -505,7 +514,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
                     (Some(t), _) => {
                         sim::simulate_tree(&config, &format!("uts:{}", t.name), &UtsTaskTree(t))
                     }
-                    (None, Some(s)) => s.simulate(&config),
+                    (None, Some(s)) => s.simulate(&config, None),
                     (None, None) => sim::simulate(&config),
                 }
                 .map_err(|e| e.to_string())?;
@@ -809,7 +818,7 @@ mod tests {
                 };
                 let r = {
                     let search = search.clone();
-                    sim::within(120, move || search.simulate(&config)).unwrap()
+                    sim::within(120, move || search.simulate(&config, None)).unwrap()
                 };
                 let what = format!("{} {policy} P={procs}", search.name());
                 assert_eq!(r.tasks, nodes, "{what}: every node expanded once");
