@@ -19,7 +19,11 @@
 //!
 //! A search processor (a stack of untried alternatives) answers the requests that reach it while
 //! it expands a node at its next poll point, paying for each answer it sends (`Proc::pending`,
-//! seed 002 sections 4 and 5); every other victim answers at once and for free.
+//! seed 002 sections 4 and 5); every other victim answers at once and for free. Under `sl` and
+//! `ml` with `SearchRules::subtasks`, a manager is a subtask generator instead (seed 002 section
+//! 6): it holds its work as a pool it does not search and serves requests one at a time, each
+//! with one subtask cut for the requester, paying for the cutting and the sending
+//! (`Proc::pool`, `Engine::serve`).
 //!
 //! The engine itself never asks which policy it runs, except for static properties: whether it
 //! is sender-initiated, its [`Reach`] and what a victim is worth asking (the sleep re-check), and
@@ -547,8 +551,10 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// it is idle once the answer is sent.
     fn serve(&mut self, g: usize, thief: usize, now: f64) {
         let from = now.max(self.procs[g].free_at);
+        let worked = self.work_done;
         let sent = self.answer(g, thief, from, true);
-        self.answer_time += sent - from;
+        // Answering is the sending; the cutting was work (counted as such).
+        self.answer_time += sent - from - (self.work_done - worked);
         self.procs[g].free_at = sent;
         self.end = self.end.max(sent);
         if self.procs[g].pool.is_none() {
@@ -561,20 +567,16 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// nobody, scaled by rank for a manager (seed 002 section 6.2: the root's super-subtasks are
     /// subdivided below it).
     fn subtask_depth(&self, to: usize) -> u32 {
-        let deepest = self.deepest_subtask();
+        let deepest = self
+            .search
+            .and_then(|s| s.subtasks)
+            .expect("generators generate subtasks");
         match self.procs[to].rank {
             Some((rank, ranks)) if rank < ranks => {
                 (u64::from(deepest) * u64::from(rank) / u64::from(ranks)) as u32
             }
             _ => deepest,
         }
-    }
-
-    /// `SearchRules::subtasks`: the depth of a leaf's subtasks, and of a generator's own.
-    fn deepest_subtask(&self) -> u32 {
-        self.search
-            .and_then(|s| s.subtasks)
-            .expect("generators generate subtasks")
     }
 
     /// Cuts a subtask `depth` deep from generator `g`'s pool: expands the pool's top node
