@@ -92,16 +92,22 @@ struct Proc<N> {
     /// the donor queue until that access is served.
     leaving: bool,
     /// Its rank under a hierarchy of managers (`Machine::rank`), read when managers generate
-    /// subtasks (`SearchRules::subtasks`).
+    /// subtasks (`SearchRules::subtasks`); `None` otherwise. A manager is then a subtask
+    /// generator (`Proc::generates`).
     rank: Option<(u32, u32)>,
-    /// A subtask generator (seed 002 section 6): a manager whose work is a pool of subtasks
-    /// yet to be generated, which it hands out one per request and does not search itself.
-    generator: bool,
     /// A generator's pool: the stack it was given, expanded only as far as cutting subtasks
     /// needed (`None` when empty; a generator with a pool counts as busy).
     pool: Option<SearchStack<N>>,
     /// A generator serves one request at a time: it is busy serving until then.
     free_at: f64,
+}
+
+impl<N> Proc<N> {
+    /// A subtask generator (seed 002 section 6): a manager whose work is a pool of subtasks yet
+    /// to be generated, which it hands out one per request and does not search itself.
+    fn generates(&self) -> bool {
+        matches!(self.rank, Some((rank, ranks)) if rank < ranks)
+    }
 }
 
 enum Ev<N> {
@@ -140,7 +146,7 @@ impl<N> View<'_, N> {
     fn chunk_grains(&self, p: &Proc<N>) -> usize {
         match &p.current {
             // A generator gives the subtasks of its pool.
-            _ if p.generator => p.pool.as_ref().map_or(0, SearchStack::len),
+            _ if p.generates() => p.pool.as_ref().map_or(0, SearchStack::len),
             Some((
                 Task {
                     work: Work::Stack(stack),
@@ -278,7 +284,6 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     leaving: false,
                     since_poll: 0,
                     rank: None,
-                    generator: false,
                     pool: None,
                     free_at: 0.0,
                 }
@@ -332,7 +337,6 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         if rules.subtasks.is_some() {
             for (proc, machine) in self.procs.iter_mut().zip(&self.machines) {
                 proc.rank = machine.rank();
-                proc.generator = matches!(proc.rank, Some((rank, ranks)) if rank < ranks);
             }
         }
         self
@@ -528,7 +532,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// stack, makes it its pool and waits for requests.
     fn take(&mut self, p: usize, task: Task<T::Node>, now: f64) {
         match task.work {
-            Work::Stack(stack) if self.procs[p].generator => {
+            Work::Stack(stack) if self.procs[p].generates() => {
                 debug_assert!(
                     self.procs[p].pool.is_none(),
                     "a generator asks only when out"
@@ -537,7 +541,6 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 let proc = &mut self.procs[p];
                 proc.pool = Some(stack);
                 proc.state = State::Busy;
-                proc.free_at = proc.free_at.max(now);
                 self.refresh(p, now);
             }
             _ => self.start(p, task, now),
@@ -551,10 +554,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// it is idle once the answer is sent.
     fn serve(&mut self, g: usize, thief: usize, now: f64) {
         let from = now.max(self.procs[g].free_at);
-        let worked = self.work_done;
         let sent = self.answer(g, thief, from, true);
-        // Answering is the sending; the cutting was work (counted as such).
-        self.answer_time += sent - from - (self.work_done - worked);
         self.procs[g].free_at = sent;
         self.end = self.end.max(sent);
         if self.procs[g].pool.is_none() {
@@ -686,7 +686,6 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     t = self.answer(p, thief, t, true);
                 }
                 if t > now {
-                    self.answer_time += t - now;
                     let proc = &mut self.procs[p];
                     let (_, end) = proc.current.as_mut().expect("the next node was started");
                     *end += t - now;
@@ -1002,11 +1001,13 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         self.answer(victim, thief, now, false);
     }
 
-    /// `victim` answers `thief`'s request at `now`: the oldest waiting task, or a split of its
-    /// divisible piece or search stack, goes back; otherwise a reject. With `charged` (a busy
-    /// search processor at its poll point) sending the answer takes the victim's processor time,
-    /// the fixed part of the message (`transfer_base` for work, `msg_base` for a reject), and
-    /// the message leaves when it is sent. Returns when the victim is done answering.
+    /// `victim` answers `thief`'s request at `now`: the oldest waiting task, a split of its
+    /// divisible piece or search stack, or a subtask cut from a generator's pool, goes back;
+    /// otherwise a reject. With `charged` (a busy search processor at its poll point, a
+    /// generator serving) sending the answer takes the victim's processor time, the fixed part
+    /// of the message (`transfer_base` for work, `msg_base` for a reject), counted in
+    /// `answer_time`, after the cutting; the message leaves when it is sent. Returns when the
+    /// victim is done answering.
     fn answer(&mut self, victim: usize, thief: usize, now: f64, charged: bool) -> f64 {
         let d = self.graph.distance(victim, thief);
         let cutoff = self.cutoff_depth;
@@ -1022,7 +1023,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         let mut cutting = 0.0;
         let loot = if !gives {
             None
-        } else if self.procs[victim].generator {
+        } else if self.procs[victim].generates() {
             let (cut, spent) = self.cut_subtask(victim, self.subtask_depth(thief));
             cutting = spent;
             cut.map(|stack| Task {
@@ -1083,13 +1084,14 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             None
         };
         self.refresh(victim, now);
-        let sent = now
-            + cutting
-            + match (&loot, charged) {
-                (_, false) => 0.0,
-                (Some(_), true) => self.cost.transfer_base,
-                (None, true) => self.cost.msg_base,
-            };
+        let sending = match (&loot, charged) {
+            (_, false) => 0.0,
+            (Some(_), true) => self.cost.transfer_base,
+            (None, true) => self.cost.msg_base,
+        };
+        // The cutting was work (counted as such); answering is the sending.
+        self.answer_time += sending;
+        let sent = now + cutting + sending;
         match loot {
             Some(task) => {
                 self.requests_ok += 1;

@@ -10,7 +10,8 @@
 //! same bytes.
 
 use crate::{
-    simulate, tree_size, CostModel, Idle, SearchTree, SimConfig, SimError, SimResult, Workload,
+    simulate, tree_size, CostModel, Idle, SearchRules, SearchTree, SimConfig, SimError, SimResult,
+    Workload,
 };
 use hypersteal::prelude::*;
 use hypersteal::{Policy, ThreadPoolBuilder, Topology};
@@ -64,10 +65,15 @@ impl PapersConfig {
 pub trait Searched: Sync {
     /// The workload's spelling, for the document.
     fn name(&self) -> String;
-    /// One simulated search on `config`'s machine (`config.workload` is ignored); `subtasks`,
-    /// when given, replaces the search's `SearchRules::subtasks` (the managers of `sl` and `ml`
-    /// generate subtasks that deep).
-    fn simulate(&self, config: &SimConfig, subtasks: Option<u32>) -> Result<SimResult, SimError>;
+    /// How the search shares its work.
+    fn rules(&self) -> SearchRules;
+    /// One simulated search of the same tree under `rules` on `config`'s machine
+    /// (`config.workload` is ignored).
+    fn simulate_with(&self, config: &SimConfig, rules: SearchRules) -> Result<SimResult, SimError>;
+    /// One simulated search under its own rules.
+    fn simulate(&self, config: &SimConfig) -> Result<SimResult, SimError> {
+        self.simulate_with(config, self.rules())
+    }
 }
 
 impl Searched for SearchTree {
@@ -75,13 +81,13 @@ impl Searched for SearchTree {
         Workload::Search(*self).to_string()
     }
 
-    fn simulate(&self, config: &SimConfig, subtasks: Option<u32>) -> Result<SimResult, SimError> {
-        let mut tree = *self;
-        if subtasks.is_some() {
-            tree.rules.subtasks = subtasks;
-        }
+    fn rules(&self) -> SearchRules {
+        self.rules
+    }
+
+    fn simulate_with(&self, config: &SimConfig, rules: SearchRules) -> Result<SimResult, SimError> {
         simulate(&SimConfig {
-            workload: Workload::Search(tree),
+            workload: Workload::Search(SearchTree { rules, ..*self }),
             ..*config
         })
     }
@@ -320,9 +326,9 @@ fn config_002(policy: &str, procs: usize, seed: u64) -> Result<SimConfig, SimErr
 /// counts the first instance's RP and GRR-M requests in Table 3's runs). The runs are spread
 /// over the current pool; an indexed collect keeps their order.
 struct Runs<'a> {
-    /// Policy names, or `NAME@D` for a manager scheme whose managers generate subtasks `D`
-    /// deep.
-    policies: Vec<String>,
+    /// The schemes run: a policy, and for a manager scheme the depth its managers generate
+    /// subtasks at (`SearchRules::subtasks`; `None`: the searches' own rules).
+    policies: Vec<Scheme<'a>>,
     procs: &'a [usize],
     /// `results[(policy index × procs + P index) × instances + instance]`.
     results: Vec<SimResult>,
@@ -333,30 +339,36 @@ impl<'a> Runs<'a> {
     fn new(
         cfg: &'a PapersConfig,
         instances: &[&dyn Searched],
-        policies: impl IntoIterator<Item = String>,
+        policies: impl IntoIterator<Item = Scheme<'a>>,
     ) -> Result<Self, SimError> {
-        let mut names: Vec<String> = Vec::new();
+        let mut names: Vec<Scheme<'a>> = Vec::new();
         for policy in policies {
             if !names.contains(&policy) {
                 names.push(policy);
             }
         }
-        let runs: Vec<(&str, usize, &dyn Searched)> = names
+        let runs: Vec<(Scheme<'a>, usize, &dyn Searched)> = names
             .iter()
-            .flat_map(|policy| {
+            .flat_map(|&scheme| {
                 cfg.procs_002
                     .iter()
-                    .flat_map(move |&p| instances.iter().map(move |&i| (policy.as_str(), p, i)))
+                    .flat_map(move |&p| instances.iter().map(move |&i| (scheme, p, i)))
             })
             .collect();
         let results = runs
             .par_iter()
-            .map(|&(label, p, i)| {
-                let (policy, subtasks) = match label.split_once('@') {
-                    Some((policy, d)) => (policy, d.parse().ok()),
-                    None => (label, None),
-                };
-                i.simulate(&config_002(policy, p, cfg.seed)?, subtasks)
+            .map(|&((policy, subtasks), p, i)| {
+                let config = config_002(policy, p, cfg.seed)?;
+                match subtasks {
+                    None => i.simulate(&config),
+                    Some(_) => i.simulate_with(
+                        &config,
+                        SearchRules {
+                            subtasks,
+                            ..i.rules()
+                        },
+                    ),
+                }
             })
             .collect::<Vec<_>>()
             .into_iter()
@@ -369,9 +381,9 @@ impl<'a> Runs<'a> {
         })
     }
 
-    /// The runs of every instance under `policy` on `procs` processors.
-    fn get(&self, policy: &str, procs: usize) -> &[SimResult] {
-        let k = self.policies.iter().position(|q| q == policy);
+    /// The runs of every instance under `scheme` on `procs` processors.
+    fn get(&self, scheme: Scheme<'_>, procs: usize) -> &[SimResult] {
+        let k = self.policies.iter().position(|&q| q == scheme);
         let j = self.procs.iter().position(|&q| q == procs);
         let (k, j) = k.zip(j).expect("a run for every policy and P asked for");
         let at = (k * self.procs.len() + j) * self.instances;
@@ -382,8 +394,8 @@ impl<'a> Runs<'a> {
     /// "the ratio of the cumulative time to solve all the problems in parallel ... to the
     /// corresponding cumulative sequential time"): their work over their simulated times,
     /// each summed.
-    fn speedup(&self, policy: &str, procs: usize) -> f64 {
-        let runs = self.get(policy, procs);
+    fn speedup(&self, scheme: Scheme<'_>, procs: usize) -> f64 {
+        let runs = self.get(scheme, procs);
         let work: f64 = runs.iter().map(|r| r.work).sum();
         let time: f64 = runs.iter().map(|r| r.time).sum();
         if time > 0.0 {
@@ -394,22 +406,39 @@ impl<'a> Runs<'a> {
     }
 
     /// The speedup of `policy` on `procs`; for a manager scheme run at every depth of
-    /// [`SUBTASK_DEPTHS`] (labels `NAME@D`), the best of them and its depth (seed 002 section 8:
-    /// SL's and ML's "cutoff depths have been fine-tuned for optimum performance"), the
-    /// shallower depth on a tie.
+    /// [`SUBTASK_DEPTHS`], the best of them and its depth (seed 002 section 8: SL's and ML's
+    /// "cutoff depths have been fine-tuned for optimum performance"), the shallower depth on a
+    /// tie.
     fn best(&self, policy: &str, procs: usize) -> (f64, Option<u32>) {
-        if self.policies.iter().any(|q| q == policy) {
-            return (self.speedup(policy, procs), None);
+        if !managed(policy) {
+            return (self.speedup((policy, None), procs), None);
         }
         let mut best: Option<(f64, u32)> = None;
         for d in SUBTASK_DEPTHS {
-            let s = self.speedup(&format!("{policy}@{d}"), procs);
+            let s = self.speedup((policy, Some(d)), procs);
             if best.is_none_or(|(b, _)| s > b) {
                 best = Some((s, d));
             }
         }
         let (s, d) = best.expect("SUBTASK_DEPTHS is not empty");
         (s, Some(d))
+    }
+}
+
+/// A policy as `Runs` runs it, with the subtask depth of its managers if it has any.
+type Scheme<'a> = (&'a str, Option<u32>);
+
+/// Whether `policy` is a manager scheme, run at every depth of [`SUBTASK_DEPTHS`].
+fn managed(policy: &str) -> bool {
+    matches!(policy, "sl" | "ml")
+}
+
+/// `policy` as `Runs` runs it: once, or a manager scheme at every depth of [`SUBTASK_DEPTHS`].
+fn schemes(policy: &str) -> Vec<Scheme<'_>> {
+    if managed(policy) {
+        SUBTASK_DEPTHS.iter().map(|&d| (policy, Some(d))).collect()
+    } else {
+        vec![(policy, None)]
     }
 }
 
@@ -510,17 +539,7 @@ fn seed_002(
             "seed 002's tables need at least one search".into(),
         ));
     }
-    let managed = |policy: &str| matches!(policy, "sl" | "ml");
-    let policies = TABLE3
-        .iter()
-        .chain(&TABLE5)
-        .flat_map(|r| match managed(r.1) {
-            true => SUBTASK_DEPTHS
-                .iter()
-                .map(|d| format!("{}@{d}", r.1))
-                .collect(),
-            false => vec![r.1.to_string()],
-        });
+    let policies = TABLE3.iter().chain(&TABLE5).flat_map(|r| schemes(r.1));
     let runs = Runs::new(cfg, instances, policies)?;
     writeln!(out, "## Seed 002 (Kumar, Grama, Rao)\n").unwrap();
     writeln!(
@@ -546,8 +565,8 @@ fn seed_002(
     writeln!(out, "|---|---|---|---|---|").unwrap();
     for &p in &cfg.procs_002 {
         // The first instance's runs.
-        let g = runs.get("grr-m", p)[0].requests as f64;
-        let r = runs.get("rp", p)[0].requests as f64;
+        let g = runs.get(("grr-m", None), p)[0].requests as f64;
+        let r = runs.get(("rp", None), p)[0].requests as f64;
         let paper = TABLE4.iter().find(|t| t.0 == p);
         let show = |x: Option<f64>| x.map_or("—".to_string(), |x| format!("{x:.0}"));
         writeln!(
@@ -617,7 +636,7 @@ fn seed_002(
         writeln!(out, "{label}'s best subtask depth: {}.", chosen.join(", ")).unwrap();
     }
     if !cross_check.is_empty() {
-        let runs = Runs::new(cfg, cross_check, TABLE3.iter().map(|r| r.1.to_string()))?;
+        let runs = Runs::new(cfg, cross_check, TABLE3.iter().flat_map(|r| schemes(r.1)))?;
         writeln!(
             out,
             "\n### Table 3 on other trees (a cross-check; the paper's numbers are of satisfiability)\n"

@@ -219,28 +219,34 @@ pub type SatSearch = TreeSearch<Formula>;
 /// `--workload puzzle15:K[,bound=B][:RULES]`: one complete IDA* iteration on a Korf instance.
 pub type Puzzle15Search = TreeSearch<IdaIteration>;
 
+/// A search's spelling: the tree's, then the rules' settings where they differ from the
+/// defaults.
+fn spelling(tree_name: &str, rules: SearchRules) -> String {
+    let rules = rules.to_string();
+    if rules.is_empty() {
+        tree_name.to_string()
+    } else {
+        format!("{tree_name}:{rules}")
+    }
+}
+
 impl<T: TaskTree + Sync> Searched for TreeSearch<T> {
     /// The spelling: the tree's, then the rules' settings where they differ from the defaults.
     fn name(&self) -> String {
-        let rules = self.rules.to_string();
-        if rules.is_empty() {
-            self.tree_name.clone()
-        } else {
-            format!("{}:{rules}", self.tree_name)
-        }
+        spelling(&self.tree_name, self.rules)
     }
 
-    /// One simulated search on `config`'s machine.
-    fn simulate(
+    fn rules(&self) -> SearchRules {
+        self.rules
+    }
+
+    /// One simulated search of the tree under `rules` on `config`'s machine.
+    fn simulate_with(
         &self,
         config: &SimConfig,
-        subtasks: Option<u32>,
+        rules: SearchRules,
     ) -> Result<SimResult, sim::SimError> {
-        let mut rules = self.rules;
-        if subtasks.is_some() {
-            rules.subtasks = subtasks;
-        }
-        sim::simulate_search(config, &self.name(), &self.tree, rules)
+        sim::simulate_search(config, &spelling(&self.tree_name, rules), &self.tree, rules)
     }
 }
 
@@ -514,7 +520,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
                     (Some(t), _) => {
                         sim::simulate_tree(&config, &format!("uts:{}", t.name), &UtsTaskTree(t))
                     }
-                    (None, Some(s)) => s.simulate(&config, None),
+                    (None, Some(s)) => s.simulate(&config),
                     (None, None) => sim::simulate(&config),
                 }
                 .map_err(|e| e.to_string())?;
@@ -818,7 +824,7 @@ mod tests {
                 };
                 let r = {
                     let search = search.clone();
-                    sim::within(120, move || search.simulate(&config, None)).unwrap()
+                    sim::within(120, move || search.simulate(&config)).unwrap()
                 };
                 let what = format!("{} {policy} P={procs}", search.name());
                 assert_eq!(r.tasks, nodes, "{what}: every node expanded once");
