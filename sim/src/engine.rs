@@ -23,7 +23,10 @@
 //! `ml` with `SearchRules::subtasks`, a manager is a subtask generator instead (seed 002 section
 //! 6): it holds its work as a pool it does not search and serves requests one at a time, each
 //! with one subtask cut for the requester, paying for the cutting and the sending
-//! (`Proc::pool`, `Engine::serve`).
+//! (`Proc::pool`, `Engine::serve`). Once its pool is spent it asks only its own manager, as
+//! seed 002's managers, which generate every subtask from the work they were given (the top
+//! manager, which has none, is then done); with `SearchRules::takeback` it asks as the
+//! runtime's machine says, the workers it manages included.
 //!
 //! The engine itself never asks which policy it runs, except for static properties: whether it
 //! is sender-initiated, its [`Reach`] and what a victim is worth asking (the sleep re-check), and
@@ -69,6 +72,9 @@ enum State {
     /// Idle, not asking: nothing worth asking is visible (the runtime's sleep), or a
     /// sender-initiated worker waiting for placed work.
     Parked,
+    /// A subtask generator that has handed out its pool and asks nobody (the top manager
+    /// without `SearchRules::takeback`): idle for good.
+    Done,
 }
 
 struct Proc<N> {
@@ -559,8 +565,25 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         self.end = self.end.max(sent);
         if self.procs[g].pool.is_none() {
             self.busy -= 1;
-            self.become_idle(g, sent);
+            if self.asks_nobody(g) {
+                self.procs[g].state = State::Done;
+            } else {
+                self.become_idle(g, sent);
+            }
         }
+    }
+
+    /// Whether generator `g` hands out only what it generated from the work it was given
+    /// (seed 002 section 6: the MANAGER "generates a specific number of subtasks"; below it,
+    /// managers subdivide the super-subtasks their own manager hands them): without
+    /// `SearchRules::takeback` a spent generator asks its own manager and nobody else.
+    fn hands_out_only_its_own(&self, g: usize) -> bool {
+        self.procs[g].generates() && !self.search.is_some_and(|s| s.takeback)
+    }
+
+    /// Whether `g` is such a generator without a manager (the top one): once spent, it is done.
+    fn asks_nobody(&self, g: usize) -> bool {
+        self.hands_out_only_its_own(g) && matches!(self.procs[g].rank, Some((0, _)))
     }
 
     /// The depth of a subtask cut for `to`: `SearchRules::subtasks` for a worker that manages
@@ -921,10 +944,18 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             return;
         }
         if self.procs[p].round_left == 0 {
-            self.procs[p].round_left = self.decide(p, now, |m, env| {
+            let len = self.decide(p, now, |m, env| {
                 m.begin_round(env);
                 m.round_len(env)
             });
+            // A generator that takes nothing back asks only the first of its round: its own
+            // manager (`Managed` asks it first; the rest of the round is the workers it
+            // manages).
+            self.procs[p].round_left = if self.hands_out_only_its_own(p) {
+                len.min(1)
+            } else {
+                len
+            };
         }
         if matches!(
             self.shared_point,

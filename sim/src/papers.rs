@@ -326,8 +326,8 @@ fn config_002(policy: &str, procs: usize, seed: u64) -> Result<SimConfig, SimErr
 /// counts the first instance's RP and GRR-M requests in Table 3's runs). The runs are spread
 /// over the current pool; an indexed collect keeps their order.
 struct Runs<'a> {
-    /// The schemes run: a policy, and for a manager scheme the depth its managers generate
-    /// subtasks at (`SearchRules::subtasks`; `None`: the searches' own rules).
+    /// The schemes run: a policy, and for a manager scheme how its managers generate subtasks
+    /// (`None`: the searches' own rules).
     policies: Vec<Scheme<'a>>,
     procs: &'a [usize],
     /// `results[(policy index × procs + P index) × instances + instance]`.
@@ -357,14 +357,15 @@ impl<'a> Runs<'a> {
             .collect();
         let results = runs
             .par_iter()
-            .map(|&((policy, subtasks), p, i)| {
+            .map(|&((policy, generators), p, i)| {
                 let config = config_002(policy, p, cfg.seed)?;
-                match subtasks {
+                match generators {
                     None => i.simulate(&config),
-                    Some(_) => i.simulate_with(
+                    Some(g) => i.simulate_with(
                         &config,
                         SearchRules {
-                            subtasks,
+                            subtasks: Some(g.depth),
+                            takeback: g.takeback,
                             ..i.rules()
                         },
                     ),
@@ -406,18 +407,18 @@ impl<'a> Runs<'a> {
     }
 
     /// The speedup of `policy` on `procs`; for a manager scheme run at every depth of
-    /// [`SUBTASK_DEPTHS`], the best of them and its depth (seed 002 section 8: SL's and ML's
-    /// "cutoff depths have been fine-tuned for optimum performance"), the shallower depth on a
-    /// tie.
-    fn best(&self, policy: &str, procs: usize) -> (f64, Option<u32>) {
+    /// [`SUBTASK_DEPTHS`], with managers that take work back or not as `takeback` says, the best
+    /// of them and its depth (seed 002 section 8: SL's and ML's "cutoff depths have been
+    /// fine-tuned for optimum performance"), the shallower depth on a tie.
+    fn best(&self, policy: &str, procs: usize, takeback: bool) -> (f64, Option<u32>) {
         if !managed(policy) {
             return (self.speedup((policy, None), procs), None);
         }
         let mut best: Option<(f64, u32)> = None;
-        for d in SUBTASK_DEPTHS {
-            let s = self.speedup((policy, Some(d)), procs);
+        for depth in SUBTASK_DEPTHS {
+            let s = self.speedup((policy, Some(Generators { depth, takeback })), procs);
             if best.is_none_or(|(b, _)| s > b) {
-                best = Some((s, d));
+                best = Some((s, depth));
             }
         }
         let (s, d) = best.expect("SUBTASK_DEPTHS is not empty");
@@ -425,18 +426,36 @@ impl<'a> Runs<'a> {
     }
 }
 
-/// A policy as `Runs` runs it, with the subtask depth of its managers if it has any.
-type Scheme<'a> = (&'a str, Option<u32>);
+/// A policy as `Runs` runs it, with how its managers generate subtasks if it has any.
+type Scheme<'a> = (&'a str, Option<Generators>);
+
+/// How a manager scheme's managers generate subtasks ([`SearchRules::subtasks`] and
+/// [`SearchRules::takeback`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Generators {
+    /// The depth a leaf's subtask is cut at.
+    depth: u32,
+    /// Whether a spent manager asks the workers it manages for work to hand out again.
+    takeback: bool,
+}
 
 /// Whether `policy` is a manager scheme, run at every depth of [`SUBTASK_DEPTHS`].
 fn managed(policy: &str) -> bool {
     matches!(policy, "sl" | "ml")
 }
 
-/// `policy` as `Runs` runs it: once, or a manager scheme at every depth of [`SUBTASK_DEPTHS`].
+/// `policy` as `Runs` runs it: once, or a manager scheme at every depth of [`SUBTASK_DEPTHS`],
+/// with managers that take nothing back (seed 002's) and with managers that do (the runtime's).
 fn schemes(policy: &str) -> Vec<Scheme<'_>> {
     if managed(policy) {
-        SUBTASK_DEPTHS.iter().map(|&d| (policy, Some(d))).collect()
+        [false, true]
+            .into_iter()
+            .flat_map(|takeback| {
+                SUBTASK_DEPTHS
+                    .iter()
+                    .map(move |&depth| (policy, Some(Generators { depth, takeback })))
+            })
+            .collect()
     } else {
         vec![(policy, None)]
     }
@@ -445,13 +464,15 @@ fn schemes(policy: &str) -> Vec<Scheme<'_>> {
 /// The subtask depths SL's and ML's managers are run with; Table 5 reports the best at each P.
 const SUBTASK_DEPTHS: [u32; 5] = [6, 8, 10, 12, 14];
 
-/// A speedup table of seed 002 (Table 3 or 5) as markdown rows.
+/// A speedup table of seed 002 (Table 3 or 5) as markdown rows; manager schemes with managers
+/// that take work back or not as `takeback` says.
 fn speedup_table(
     out: &mut String,
     cfg: &PapersConfig,
     runs: &Runs,
     rows: &[(&str, &str, [f64; 8])],
     tol: f64,
+    takeback: bool,
 ) -> Result<(), SimError> {
     let head: Vec<String> = cfg.procs_002.iter().map(|p| p.to_string()).collect();
     writeln!(out, "| scheme | {} | verdict | why |", head.join(" | ")).unwrap();
@@ -460,7 +481,7 @@ fn speedup_table(
         let mut pairs = Vec::new();
         let mut sims = Vec::new();
         for &p in &cfg.procs_002 {
-            let speedup = runs.best(policy, p).0;
+            let speedup = runs.best(policy, p, takeback).0;
             pairs.push((paper_at(paper, p), speedup));
             sims.push((p, speedup));
         }
@@ -519,6 +540,21 @@ fn speedup_table(
     Ok(())
 }
 
+/// The subtask depth each P of SL's and ML's rows was best at, one line per scheme.
+fn best_depths(out: &mut String, cfg: &PapersConfig, runs: &Runs, takeback: bool) {
+    for (label, policy, _) in TABLE5.iter().filter(|r| managed(r.1)) {
+        let chosen: Vec<String> = cfg
+            .procs_002
+            .iter()
+            .map(|&p| match runs.best(policy, p, takeback).1 {
+                Some(d) => format!("{d} at {p}"),
+                None => format!("— at {p}"),
+            })
+            .collect();
+        writeln!(out, "{label}'s best subtask depth: {}.", chosen.join(", ")).unwrap();
+    }
+}
+
 /// The searches' spellings, in backticks, comma separated.
 fn spellings(instances: &[&dyn Searched]) -> String {
     let names: Vec<String> = instances
@@ -554,7 +590,7 @@ fn seed_002(
         "### Table 3: speedups of the receiver-initiated schemes (tolerance 15 %)\n"
     )
     .unwrap();
-    speedup_table(out, cfg, &runs, &TABLE3, 0.15)?;
+    speedup_table(out, cfg, &runs, &TABLE3, 0.15, false)?;
     writeln!(
         out,
         "\n### Table 4: requests of GRR-M and RP (tolerance 25 % on the growth and the ratio)\n"
@@ -621,20 +657,18 @@ fn seed_002(
     )
     .unwrap();
     let depths: Vec<String> = SUBTASK_DEPTHS.iter().map(u32::to_string).collect();
-    writeln!(out, "`sl`: worker 0 manages all; `ml`: two levels (the paper's l = 2), fan-out √P rounded up. The managers are subtask generators: they hand out one subtask per request, cut from their pool at a depth `D` (a leaf's; half of it for a manager under `ml`'s top one), and search nothing themselves. Each P is run with `D` = {} and the best is shown, as the paper fine-tuned its cut-off depths for optimum performance (section 8). The paper's SL column stops at 128.\n", depths.join(", ")).unwrap();
-    speedup_table(out, cfg, &runs, &TABLE5, 0.20)?;
+    writeln!(out, "`sl`: worker 0 manages all; `ml`: two levels (the paper's l = 2), fan-out √P rounded up. The managers are subtask generators, as section 6 describes them: they hand out one subtask per request, cut from their pool at a depth `D` (a leaf's; half of it for a manager under `ml`'s top one), and search nothing themselves; a manager whose pool is spent asks its own manager for more and nobody else (the top one is then done). Each P is run with `D` = {} and the best is shown, as the paper fine-tuned its cut-off depths for optimum performance (section 8). The paper's SL column stops at 128.\n", depths.join(", ")).unwrap();
+    speedup_table(out, cfg, &runs, &TABLE5, 0.20, false)?;
     writeln!(out).unwrap();
-    for (label, policy, _) in TABLE5.iter().filter(|r| managed(r.1)) {
-        let chosen: Vec<String> = cfg
-            .procs_002
-            .iter()
-            .map(|&p| match runs.best(policy, p).1 {
-                Some(d) => format!("{d} at {p}"),
-                None => format!("— at {p}"),
-            })
-            .collect();
-        writeln!(out, "{label}'s best subtask depth: {}.", chosen.join(", ")).unwrap();
-    }
+    best_depths(out, cfg, &runs, false);
+    writeln!(
+        out,
+        "\n**Table 5 with managers that take work back** (a variant, not the paper's managers): as above, but a spent manager also asks the workers it manages, who split their stacks for it, as the runtime's `sl` and `ml` have it do (`takeback=yes`).\n"
+    )
+    .unwrap();
+    speedup_table(out, cfg, &runs, &TABLE5[1..], 0.20, true)?;
+    writeln!(out).unwrap();
+    best_depths(out, cfg, &runs, true);
     if !cross_check.is_empty() {
         let runs = Runs::new(cfg, cross_check, TABLE3.iter().flat_map(|r| schemes(r.1)))?;
         writeln!(
@@ -648,7 +682,7 @@ fn seed_002(
             spellings(cross_check)
         )
         .unwrap();
-        speedup_table(out, cfg, &runs, &TABLE3, 0.15)?;
+        speedup_table(out, cfg, &runs, &TABLE3, 0.15, false)?;
     }
     writeln!(
         out,

@@ -74,6 +74,12 @@ pub struct SearchRules {
     /// stacks (the runtime's managers, which hand out whatever tasks they hold). Other policies
     /// ignore it.
     pub subtasks: Option<u32>,
+    /// With `subtasks`: whether a generator whose pool has run out takes work back, asking the
+    /// workers it manages as the runtime's `sl` / `ml` machine has it do (`takeback=yes`), or,
+    /// as seed 002's MANAGER, hands out only what it generated from the work it was given and
+    /// asks nobody but its own manager (`takeback=no`, the default; the top manager, which
+    /// has none, is then done).
+    pub takeback: bool,
 }
 
 impl Default for SearchRules {
@@ -85,6 +91,7 @@ impl Default for SearchRules {
             split: StackSplit::Half,
             poll: 1,
             subtasks: None,
+            takeback: false,
         }
     }
 }
@@ -98,7 +105,7 @@ impl SearchRules {
         Ok(())
     }
 
-    /// Sets `key` (`cutoff`, `split`, `poll` or `subtasks`) to `value`: `Ok(false)` when `key` is none of
+    /// Sets `key` (`cutoff`, `split`, `poll`, `subtasks` or `takeback`) to `value`: `Ok(false)` when `key` is none of
     /// them; an error naming the setting, the value and what is allowed when the value is bad.
     fn set(&mut self, key: &str, value: &str) -> Result<bool, String> {
         match key {
@@ -131,6 +138,13 @@ impl SearchRules {
                     )
                 })?);
             }
+            "takeback" => {
+                self.takeback = match value {
+                    "yes" => true,
+                    "no" => false,
+                    _ => return Err(format!("search: takeback must be yes or no, got `{value}`")),
+                }
+            }
             "poll" => {
                 let n = whole(key, value, "a whole number of node expansions, 1 or more")?;
                 self.poll = u32::try_from(n)
@@ -143,15 +157,16 @@ impl SearchRules {
         Ok(true)
     }
 
-    /// `cutoff=`, `split=`, `poll=` and `subtasks=` as spelled, each only where it differs from
-    /// the default.
-    fn settings(&self) -> [Option<String>; 4] {
+    /// `cutoff=`, `split=`, `poll=`, `subtasks=` and `takeback=` as spelled, each only where it
+    /// differs from the default.
+    fn settings(&self) -> [Option<String>; 5] {
         let d = SearchRules::default();
         [
             self.cutoff.map(|c| format!("cutoff={c}")),
             (self.split != d.split).then(|| format!("split={}", self.split.name())),
             (self.poll != d.poll).then(|| format!("poll={}", self.poll)),
             self.subtasks.map(|s| format!("subtasks={s}")),
+            (self.takeback != d.takeback).then(|| "takeback=yes".to_string()),
         ]
     }
 }
@@ -268,10 +283,10 @@ impl fmt::Display for SearchTree {
             sep = ',';
             r
         };
-        let [cutoff, split, poll, subtasks] = self.rules.settings();
+        let [cutoff, split, poll, subtasks, takeback] = self.rules.settings();
         let b = (self.branching != d.branching).then(|| format!("b={}", self.branching));
         let tree = (self.tree_seed != d.tree_seed).then(|| format!("tree={}", self.tree_seed));
-        for s in [b, cutoff, split, tree, poll, subtasks]
+        for s in [b, cutoff, split, tree, poll, subtasks, takeback]
             .into_iter()
             .flatten()
         {
@@ -283,7 +298,7 @@ impl fmt::Display for SearchTree {
 
 /// Parses the part after `search:`: `NODES[:KEY=VALUE,...]`.
 pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
-    const KEYS: &str = "b, cutoff, split, tree, poll, subtasks";
+    const KEYS: &str = "b, cutoff, split, tree, poll, subtasks, takeback";
     let (nodes, settings) = match spec.split_once(':') {
         Some((n, s)) => (n, Some(s)),
         None => (spec, None),
@@ -344,10 +359,10 @@ impl std::str::FromStr for SearchRules {
     type Err = String;
 
     /// `KEY=VALUE,...` with keys `cutoff` (a depth or `none`), `split` (`half`, `bottom` or
-    /// `top`), `poll` (node expansions between poll points) and `subtasks` (a depth or `none`);
-    /// the empty string is the defaults.
+    /// `top`), `poll` (node expansions between poll points), `subtasks` (a depth or `none`) and
+    /// `takeback` (`yes` or `no`); the empty string is the defaults.
     fn from_str(s: &str) -> Result<Self, String> {
-        const KEYS: &str = "cutoff, split, poll, subtasks";
+        const KEYS: &str = "cutoff, split, poll, subtasks, takeback";
         let mut rules = SearchRules::default();
         for pair in s.split(',').filter(|p| !p.trim().is_empty()) {
             let (key, value) = key_value(pair, KEYS)?;

@@ -187,8 +187,15 @@ fn search_conserves_work_and_answers_every_request_at_1_2_64_1024() {
 fn subtask_generators_conserve_work_and_answer_every_request() {
     let nodes = 30_000;
     for p in ["sl", "ml"] {
-        for subtasks in [0, 3, 8, 30] {
-            let spelling = format!("search:{nodes}:subtasks={subtasks}");
+        for rules in [
+            "subtasks=0",
+            "subtasks=3",
+            "subtasks=8",
+            "subtasks=30",
+            "subtasks=3,takeback=yes",
+            "subtasks=8,takeback=yes",
+        ] {
+            let spelling = format!("search:{nodes}:{rules}");
             for procs in [1, 2, 16, 64, 1024] {
                 for idle in [Idle::Park, Idle::Poll] {
                     let mut c = cfg(p, procs, &spelling);
@@ -229,6 +236,40 @@ fn a_subtask_generator_searches_nothing_itself() {
     let with = simulate(&rp).unwrap();
     rp.workload = "search:40000".parse().unwrap();
     assert_eq!(with.time, simulate(&rp).unwrap().time);
+}
+
+/// Nodes of `tree` exactly `depth` deep (the root is 0).
+fn nodes_at<T: TaskTree>(tree: &T, node: &T::Node, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut kids = Vec::new();
+    tree.children(node, &mut kids);
+    kids.iter().map(|k| nodes_at(tree, k, depth - 1)).sum()
+}
+
+#[test]
+fn the_papers_manager_hands_out_what_it_cut_and_takes_nothing_back() {
+    // Under `sl` the manager cuts every subtask from the root it was given. Taking nothing
+    // back (seed 002's MANAGER), it hands out exactly the tree's nodes at the subtask depth,
+    // and nobody else gives anything, since only a manager asks the workers. Taking work back
+    // (the runtime's `sl`), it also hands out pieces its workers split off for it.
+    let cut = nodes_at(&tree("search:30000"), &tree("search:30000").root(), 6);
+    assert!(cut > 10, "{cut} subtasks at depth 6");
+    for procs in [2, 16, 64] {
+        let mut c = cfg("sl", procs, "search:30000:subtasks=6");
+        c.idle = Idle::Poll;
+        let own = within(60, move || simulate(&c).unwrap());
+        assert_eq!(own.transfers, cut, "P={procs}: {own:?}");
+        assert_eq!(own.work, 30_000.0, "P={procs}");
+        let mut c = cfg("sl", procs, "search:30000:subtasks=6,takeback=yes");
+        c.idle = Idle::Poll;
+        let back = within(60, move || simulate(&c).unwrap());
+        assert_eq!(back.work, 30_000.0, "P={procs}");
+        if procs > 2 {
+            assert!(back.transfers > cut, "P={procs}: {back:?}");
+        }
+    }
 }
 
 #[test]
@@ -495,6 +536,7 @@ fn search_rules_round_trip_and_errors_name_the_setting() {
         "cutoff=0,split=bottom,poll=2",
         "subtasks=12",
         "cutoff=9,poll=3,subtasks=0",
+        "subtasks=12,takeback=yes",
     ] {
         let r: SearchRules = s.parse().unwrap();
         assert_eq!(r.to_string(), s);
@@ -511,9 +553,13 @@ fn search_rules_round_trip_and_errors_name_the_setting() {
         ("poll=0", &["poll", "0"]),
         ("cutoff=-1", &["cutoff", "-1", "depth"]),
         ("subtasks=deep", &["subtasks", "deep", "depth"]),
+        ("takeback=maybe", &["takeback", "maybe", "yes or no"]),
         (
             "b=3",
-            &["unknown setting `b`", "cutoff, split, poll, subtasks"],
+            &[
+                "unknown setting `b`",
+                "cutoff, split, poll, subtasks, takeback",
+            ],
         ),
         ("cutoff", &["malformed", "KEY=VALUE"]),
     ] {

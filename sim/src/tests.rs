@@ -390,8 +390,14 @@ fn the_papers_document_is_the_same_for_a_seed_and_judges_every_row() {
                         || l.contains("**not reproduced**"))
             })
             .count();
-        // Tables 3 (6) and 5 (3), Table 4's three quantities, 4 x (3 schemes + ordering), Table 4 of seed 000 (4).
-        assert_eq!(judged, 6 + 3 + 3 + 16 + 4, "{a}");
+        // Tables 3 (6) and 5 (3, and SL and ML again with managers that take work back),
+        // Table 4's three quantities, 4 x (3 schemes + ordering), Table 4 of seed 000 (4).
+        assert_eq!(judged, 6 + 3 + 2 + 3 + 16 + 4, "{a}");
+        assert!(
+            a.contains("Table 5 with managers that take work back"),
+            "{a}"
+        );
+        assert_eq!(a.matches("SL's best subtask depth: ").count(), 2, "{a}");
         assert!(!a.contains("other trees"), "no cross-check asked for");
         // A cross-check judges Table 3's six rows again, on its own trees, and changes nothing else.
         let tree = crate::SearchTree::new(cfg.search_nodes);

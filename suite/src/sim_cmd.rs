@@ -37,11 +37,12 @@ pub struct SimArgs {
     /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`,
     /// `shu-puzzle15`, `shu-romberg14`, a
     /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting:
-    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S,poll=N,subtasks=D|none]`
-    /// (a synthetic tree), `sat:VARS[,terms=T,width=W,seed=S][:cutoff=D|none,split=..,poll=N,
-    /// subtasks=..]` (the Davis-Putnam search of the `tautology` benchmark's formula) or
-    /// `puzzle15:K[,bound=B][:cutoff=..]` (one IDA* iteration of the `puzzle15` benchmark);
-    /// `subtasks=D` makes `sl`'s and `ml`'s managers subtask generators.
+    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S,poll=N,subtasks=D|none,
+    /// takeback=yes|no]` (a synthetic tree), `sat:VARS[,terms=T,width=W,seed=S][:cutoff=D|none,
+    /// split=..,poll=N,subtasks=..,takeback=..]` (the Davis-Putnam search of the `tautology`
+    /// benchmark's formula) or `puzzle15:K[,bound=B][:cutoff=..]` (one IDA* iteration of the
+    /// `puzzle15` benchmark); `subtasks=D` makes `sl`'s and `ml`'s managers subtask generators,
+    /// and `takeback=yes` lets a spent one ask the workers it manages.
     #[arg(long, default_value = "split:1000000")]
     pub workload: String,
     /// Seed of every random choice.
