@@ -198,7 +198,7 @@ impl SplitWork {
 /// | `shu-queen10` | Shu's Queen 10: `queens:10:3`, 447 chares (Shu: 593) |
 /// | `shu-puzzle15` | Shu's 15-puzzle/IDA*: 6 iterations with a barrier between them, 1,172 chares ([`Phased`]) |
 /// | `shu-romberg14` | Shu's Romberg integration 14: 14 rows with a barrier between them, 2,040 chares (Shu: 2,026) |
-/// | `search:NODES` or `search:NODES:KEY=VALUE,...` | [`SearchTree`]: depth-first search with stack splitting; keys `b` (branch slots, 2 to 8, default 2), `cutoff` (depth or `none`, default `none`), `split` (`half`, `bottom` or `top`, default `half`), `tree` (the tree's seed, default 1) |
+/// | `search:NODES` or `search:NODES:KEY=VALUE,...` | [`SearchTree`]: depth-first search with stack splitting; keys `b` (branch slots, 2 to 8, default 2), `cutoff` (depth or `none`, default `none`), `split` (`half`, `bottom` or `top`, default `half`), `tree` (the tree's seed, default 1), `poll` (node expansions between poll points, default 1), `subtasks` (the depth `sl`'s and `ml`'s subtask generators cut at, or `none`, the default) and `takeback` (`yes` or `no`, the default: whether a spent generator asks the workers it manages) ([`crate::SearchRules`]) |
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Workload {
     /// Divisible work.
