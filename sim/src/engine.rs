@@ -949,8 +949,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 m.round_len(env)
             });
             // A generator that takes nothing back asks only the first of its round: its own
-            // manager (`Managed` asks it first; the rest of the round is the workers it
-            // manages).
+            // manager. `Managed` asks the own manager first and the workers it manages after
+            // (held by `ml_leaves_ask_their_manager_then_the_other_managers` in
+            // `src/policy/ml.rs`); the top manager has none and is done (`serve`).
             self.procs[p].round_left = if self.hands_out_only_its_own(p) {
                 len.min(1)
             } else {

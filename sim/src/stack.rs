@@ -105,8 +105,9 @@ impl SearchRules {
         Ok(())
     }
 
-    /// Sets `key` (`cutoff`, `split`, `poll`, `subtasks` or `takeback`) to `value`: `Ok(false)` when `key` is none of
-    /// them; an error naming the setting, the value and what is allowed when the value is bad.
+    /// Sets `key` (`cutoff`, `split`, `poll`, `subtasks` or `takeback`) to `value`: `Ok(false)`
+    /// when `key` is none of them; an error naming the setting, the value and what is allowed
+    /// when the value is bad.
     fn set(&mut self, key: &str, value: &str) -> Result<bool, String> {
         match key {
             "cutoff" if value == "none" => self.cutoff = None,

@@ -223,19 +223,21 @@ fn a_subtask_generator_searches_nothing_itself() {
     // searches everything else, so the run takes nearly the whole work; as a searcher (no
     // `subtasks`) the manager shares the search and the run takes about half.
     let nodes = 40_000.0;
+    // Every run under the watchdog: a generator that never let go would hang the test.
+    let run = |c: SimConfig| within(60, move || simulate(&c).unwrap());
     let mut c = cfg("sl", 2, "search:40000:subtasks=4");
     c.idle = Idle::Poll;
-    let generating = simulate(&c).unwrap();
+    let generating = run(c);
     assert!(generating.time >= nodes - 15.0, "{generating:?}");
     c.workload = "search:40000".parse().unwrap();
-    let searching = simulate(&c).unwrap();
+    let searching = run(c);
     assert!(searching.time < 0.6 * nodes, "{searching:?}");
     // Other policies have no managers and ignore the setting.
     let mut rp = cfg("rp", 16, "search:40000:subtasks=4");
     rp.idle = Idle::Poll;
-    let with = simulate(&rp).unwrap();
+    let with = run(rp);
     rp.workload = "search:40000".parse().unwrap();
-    assert_eq!(with.time, simulate(&rp).unwrap().time);
+    assert_eq!(with.time, run(rp).time);
 }
 
 /// Nodes of `tree` exactly `depth` deep (the root is 0).
@@ -254,7 +256,8 @@ fn the_papers_manager_hands_out_what_it_cut_and_takes_nothing_back() {
     // back (seed 002's MANAGER), it hands out exactly the tree's nodes at the subtask depth,
     // and nobody else gives anything, since only a manager asks the workers. Taking work back
     // (the runtime's `sl`), it also hands out pieces its workers split off for it.
-    let cut = nodes_at(&tree("search:30000"), &tree("search:30000").root(), 6);
+    let searched = tree("search:30000");
+    let cut = nodes_at(&searched, &searched.root(), 6);
     assert!(cut > 10, "{cut} subtasks at depth 6");
     for procs in [2, 16, 64] {
         let mut c = cfg("sl", procs, "search:30000:subtasks=6");
