@@ -74,11 +74,11 @@ pub struct SearchRules {
     /// stacks (the runtime's managers, which hand out whatever tasks they hold). Other policies
     /// ignore it.
     pub subtasks: Option<u32>,
-    /// With `subtasks`: whether a generator whose pool has run out takes work back, asking the
-    /// workers it manages as the runtime's `sl` / `ml` machine has it do (`takeback=yes`), or,
-    /// as seed 002's MANAGER, hands out only what it generated from the work it was given and
-    /// asks nobody but its own manager (`takeback=no`, the default; the top manager, which
-    /// has none, is then done).
+    /// With `subtasks` (`takeback=yes` without it is refused): whether a generator whose pool
+    /// has run out takes work back, asking the workers it manages as the runtime's `sl` / `ml`
+    /// machine has it do (`takeback=yes`), or, as seed 002's MANAGER, hands out only what it
+    /// generated from the work it was given and asks nobody but its own manager
+    /// (`takeback=no`, the default; the top manager, which has none, is then done).
     pub takeback: bool,
 }
 
@@ -101,6 +101,14 @@ impl SearchRules {
     pub fn validate(&self) -> Result<(), String> {
         if self.poll == 0 {
             return Err(format!("search: poll must be 1 to {}, got 0", u32::MAX));
+        }
+        if self.takeback && self.subtasks.is_none() {
+            // Only subtask generators take work back; without them the setting would be
+            // silently ignored.
+            return Err(
+                "search: takeback=yes needs subtasks=D (only subtask generators take work back)"
+                    .to_string(),
+            );
         }
         Ok(())
     }
@@ -373,6 +381,7 @@ impl std::str::FromStr for SearchRules {
                 ));
             }
         }
+        rules.validate()?;
         Ok(rules)
     }
 }

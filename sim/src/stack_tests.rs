@@ -557,6 +557,7 @@ fn search_rules_round_trip_and_errors_name_the_setting() {
         ("cutoff=-1", &["cutoff", "-1", "depth"]),
         ("subtasks=deep", &["subtasks", "deep", "depth"]),
         ("takeback=maybe", &["takeback", "maybe", "yes or no"]),
+        ("takeback=yes", &["takeback=yes", "needs subtasks=D"]),
         (
             "b=3",
             &[
