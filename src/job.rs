@@ -7,7 +7,7 @@
 //! or a [`HeapJob`] owned by the `JobRef` itself and freed when it runs.
 
 use crate::latch::Latch;
-use crate::sync::{AtomicBool, AtomicU32, Ordering, UnsafeCell};
+use crate::sync::{broken, AtomicBool, AtomicU32, Broken, Ordering, UnsafeCell};
 use crate::unwind;
 use std::any::Any;
 use std::mem;
@@ -348,13 +348,13 @@ impl Ticket {
     /// Claims the right to run the job; true for exactly one caller.
     pub(crate) fn claim(&self) -> bool {
         // The test-only broken variant (docs/loom.md) checks and sets in two steps.
-        #[cfg(all(loom, feature = "loom-broken-ticket"))]
-        return !self.claimed.load(Ordering::Acquire) && {
-            self.claimed.store(true, Ordering::Release);
-            true
-        };
-        #[cfg(not(all(loom, feature = "loom-broken-ticket")))]
-        return !self.claimed.load(Ordering::Relaxed) && !self.claimed.swap(true, Ordering::AcqRel);
+        if broken(Broken::Ticket) {
+            return !self.claimed.load(Ordering::Acquire) && {
+                self.claimed.store(true, Ordering::Release);
+                true
+            };
+        }
+        !self.claimed.load(Ordering::Relaxed) && !self.claimed.swap(true, Ordering::AcqRel)
     }
 
     /// The worker that created the task behind the ticket.

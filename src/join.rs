@@ -3,6 +3,7 @@
 use crate::job::{StackJob, Ticket};
 use crate::latch::{Probe, SpinLatch};
 use crate::registry::{in_worker, Reclaim, WorkerThread};
+use crate::sync::{broken, Broken};
 use crate::unwind;
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
@@ -225,8 +226,9 @@ where
     }
     // `b` was handed to another worker, promoted or placed: help elsewhere until it is done.
     // (The test-only broken variant, docs/loom.md, returns without waiting.)
-    #[cfg(not(all(loom, feature = "loom-broken-join")))]
-    wait_for_b(worker, &job_b);
+    if !broken(Broken::Join) {
+        wait_for_b(worker, &job_b);
+    }
     match result_a {
         Ok(result_a) => (result_a, job_b.into_result()),
         Err(payload) => {

@@ -12,7 +12,7 @@ mod lock;
 pub(crate) use lock::{PoolGuard, PoolLock};
 
 use crate::registry::Registry;
-use crate::sync::{AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{broken, AtomicBool, AtomicUsize, Broken, Condvar, Mutex, Ordering};
 use std::sync::Arc as StdArc;
 
 /// A latch that can be set.
@@ -53,10 +53,11 @@ impl CoreLatch {
     unsafe fn store(this: *const Self) {
         // Test-only broken variant (docs/loom.md): a Relaxed store publishes the flag without
         // the job's writes.
-        #[cfg(all(loom, feature = "loom-broken-latch"))]
-        let order = Ordering::Relaxed;
-        #[cfg(not(all(loom, feature = "loom-broken-latch")))]
-        let order = Ordering::Release;
+        let order = if broken(Broken::Latch) {
+            Ordering::Relaxed
+        } else {
+            Ordering::Release
+        };
         // SAFETY: forwarded from the caller.
         unsafe { (*this).set.store(true, order) }
     }

@@ -16,7 +16,7 @@ use crate::policy::{Policy, Reach};
 use crate::sleep::Sleep;
 use crate::stats::{bump, Counters, PoolStats};
 use crate::sync::deque::{Injector, Steal, Stealer, Worker};
-use crate::sync::{thread, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::sync::{broken, thread, AtomicBool, AtomicU64, AtomicUsize, Broken, Mutex, Ordering};
 use crate::thread_builder::{Stopped, ThreadBuilder, ThreadSpawn};
 use crate::topology::TopologyGraph;
 use crate::trace::{Ring, Rings, Trace};
@@ -28,9 +28,6 @@ use std::any::Any;
 use std::ptr;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Test-only broken variant (docs/loom.md): workers exit on termination with work queued.
-const BROKEN_SHUTDOWN: bool = cfg!(all(loom, feature = "loom-broken-shutdown"));
 
 /// The shared half of one worker.
 pub(crate) struct WorkerInfo {
@@ -232,7 +229,7 @@ impl Registry {
 
     pub(crate) fn quiescent_and_terminating(&self) -> bool {
         self.terminating.load(Ordering::SeqCst)
-            && (BROKEN_SHUTDOWN || self.outstanding.load(Ordering::SeqCst) == 0)
+            && (broken(Broken::Shutdown) || self.outstanding.load(Ordering::SeqCst) == 0)
     }
 
     /// A root job was submitted (`install` from outside, `spawn`).

@@ -5,7 +5,7 @@ use crate::fifo::Lanes;
 use crate::job::{HeapJob, JobRef, Ticket, EXTERNAL};
 use crate::latch::CountLatch;
 use crate::registry::{in_worker, Reclaim, Registry, WorkerThread};
-use crate::sync::{AtomicBool, Mutex, Ordering};
+use crate::sync::{broken, AtomicBool, Broken, Mutex, Ordering};
 use crate::unwind;
 use std::any::Any;
 use std::marker::PhantomData;
@@ -545,7 +545,7 @@ impl<'scope> ScopeBase<'scope> {
         // Test-only broken variant (docs/loom.md): the owner is not told. And an owner that
         // spawns is awake (its wait re-checks the set before sleeping): no fence for it, which
         // keeps the scope body's own spawns, the common case, free of one.
-        if cfg!(all(loom, feature = "loom-broken-scope")) || spawner as usize == owner {
+        if broken(Broken::Scope) || spawner as usize == owner {
             return;
         }
         self.registry.notify_latch_set(owner);

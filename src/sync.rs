@@ -227,4 +227,128 @@ pub(crate) mod loom_deque;
 #[cfg(all(test, loom))]
 pub(crate) mod loom_check;
 
+/// A deliberately broken variant of the concurrency core, which a loom model must reject
+/// (`docs/loom.md`). Each one undoes a single step of a protocol argued in the code (a fence, an
+/// ordering, a re-check, a wake-up); the site that carries it asks [`broken`].
+///
+/// Under `cfg(loom)` one variant can be switched on for a whole process through the
+/// environment variable [`BROKEN_VAR`]; `loom_check::assert_rejected` does that for the child
+/// process it runs a model in, so one loom build checks the real code and every variant. In a
+/// normal build [`broken`] is the constant `false` and no variant exists at run time.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Broken {
+    /// `Sleep::sleep` re-checks for work before it announces itself sleepy.
+    Sleep,
+    /// A latch publishes its flag with a Relaxed store.
+    Latch,
+    /// `join` returns without waiting for a `b` that another worker took.
+    Join,
+    /// The combining tree closes its round in a second critical section.
+    Combining,
+    /// A sleeping worker's last re-check forgets its inbox.
+    Inbox,
+    /// Workers exit on termination while work is still queued.
+    Shutdown,
+    /// A ticket is claimed by a load and a separate store.
+    Ticket,
+    /// A task spawned from another thread does not tell the scope's owner.
+    Scope,
+    /// A victim publishes its answer with a Relaxed store.
+    Answer,
+    /// A thief withdraws its request with a plain store.
+    Withdraw,
+    /// A worker blocks its request slot with a plain store.
+    Block,
+    /// A promotion wakes nobody.
+    Promote,
+    /// The pool lock looks for waiters before it is free.
+    Lock,
+}
+
+/// The environment variable that switches one [`Broken`] variant on (its name in lower case,
+/// as [`Broken::name`] gives it). Read only under `cfg(loom)`.
+#[cfg(loom)]
+pub(crate) const BROKEN_VAR: &str = "HYPERSTEAL_LOOM_BROKEN";
+
+#[cfg(loom)]
+impl Broken {
+    /// Every variant, in the order `docs/loom.md` lists them.
+    pub(crate) const ALL: [Broken; 13] = [
+        Broken::Sleep,
+        Broken::Latch,
+        Broken::Join,
+        Broken::Combining,
+        Broken::Inbox,
+        Broken::Shutdown,
+        Broken::Ticket,
+        Broken::Scope,
+        Broken::Answer,
+        Broken::Withdraw,
+        Broken::Block,
+        Broken::Promote,
+        Broken::Lock,
+    ];
+
+    /// The variant's name in [`BROKEN_VAR`].
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Broken::Sleep => "sleep",
+            Broken::Latch => "latch",
+            Broken::Join => "join",
+            Broken::Combining => "combining",
+            Broken::Inbox => "inbox",
+            Broken::Shutdown => "shutdown",
+            Broken::Ticket => "ticket",
+            Broken::Scope => "scope",
+            Broken::Answer => "answer",
+            Broken::Withdraw => "withdraw",
+            Broken::Block => "block",
+            Broken::Promote => "promote",
+            Broken::Lock => "lock",
+        }
+    }
+
+    /// The variant [`BROKEN_VAR`] names, read once per process. An unset or empty variable
+    /// means none; any other value that names no variant is a panic that lists the names.
+    fn chosen() -> Option<Broken> {
+        static CHOSEN: std::sync::OnceLock<Option<Broken>> = std::sync::OnceLock::new();
+        *CHOSEN.get_or_init(|| {
+            let value = match std::env::var(BROKEN_VAR) {
+                Err(std::env::VarError::NotPresent) => return None,
+                Err(std::env::VarError::NotUnicode(v)) => {
+                    panic!("{BROKEN_VAR}={v:?} is not valid UTF-8")
+                }
+                Ok(v) if v.is_empty() => return None,
+                Ok(v) => v,
+            };
+            match Broken::ALL.into_iter().find(|b| b.name() == value) {
+                Some(b) => Some(b),
+                None => {
+                    let names: Vec<&str> = Broken::ALL.iter().map(|b| b.name()).collect();
+                    panic!(
+                        "{BROKEN_VAR}={value:?} names no broken variant; expected one of: {}",
+                        names.join(", ")
+                    )
+                }
+            }
+        })
+    }
+}
+
+/// Whether the deliberately broken `variant` is on: only ever in a loom build whose process was
+/// started with [`BROKEN_VAR`] naming it. Everywhere else the constant `false`, which the
+/// compiler folds away with the broken code.
+#[inline(always)]
+pub(crate) fn broken(variant: Broken) -> bool {
+    #[cfg(loom)]
+    {
+        Broken::chosen() == Some(variant)
+    }
+    #[cfg(not(loom))]
+    {
+        let _ = variant;
+        false
+    }
+}
+
 pub(crate) use imp::*;

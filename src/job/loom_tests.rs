@@ -61,16 +61,15 @@ fn thief_and_creator_race() {
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-ticket", ignore = "broken variant on")]
 fn ticket_runs_once() {
     crate::sync::loom_check::model(thief_and_creator_race);
 }
 
 /// A claim that checks and sets in two steps lets both the thief and the creator run the task.
 #[test]
-#[cfg(feature = "loom-broken-ticket")]
 fn ticket_runs_once_rejects_broken_variant() {
     crate::sync::loom_check::assert_rejected(
+        crate::sync::Broken::Ticket,
         "job::loom_tests::ticket_runs_once",
         &["the task ran exactly once"],
     );

@@ -26,17 +26,17 @@ fn join_two_workers() {
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-join", ignore = "broken variant on")]
 fn join_b_runs_once() {
     model(join_two_workers);
 }
 
 /// Returning without waiting for a stolen `b` reads its result before it is written.
 #[test]
-#[cfg(feature = "loom-broken-join")]
 fn join_b_runs_once_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, CAUSALITY};
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Join,
         "join::loom_tests::join_b_runs_once",
         &[
             CAUSALITY,

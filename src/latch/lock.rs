@@ -44,7 +44,7 @@
 //!
 //! Every waiter flagged at a release is woken (only sleeping ones need it), not just one. A
 //! woken waiter that finds the lock taken again goes back to its wait. The broken variant
-//! `loom-broken-lock` reads `waiters` *before* storing `locked = false`: loom then finds a waiter
+//! `Broken::Lock` reads `waiters` *before* storing `locked = false`: loom then finds a waiter
 //! that registered in between sleeping forever beside a free lock (`lock/loom_tests.rs`).
 //!
 //! **What a waiter runs.** A waiter runs whatever a waiting worker runs, so the lock must only
@@ -60,7 +60,7 @@
 
 use crate::latch::Probe;
 use crate::registry::{Registry, WorkerThread};
-use crate::sync::{fence, AtomicBool, AtomicUsize, Ordering, UnsafeCell};
+use crate::sync::{broken, fence, AtomicBool, AtomicUsize, Broken, Ordering, UnsafeCell};
 use std::cell::Cell;
 
 /// A lock over a `T` whose waiters keep working for the pool (module docs).
@@ -141,14 +141,10 @@ impl<T> PoolLock<T> {
     unsafe fn release(&self, registry: &Registry) {
         // Test-only broken variant (docs/loom.md): look for waiters before the lock is free, so
         // one that registers in between is never woken.
-        #[cfg(all(loom, feature = "loom-broken-lock"))]
-        let early = self.waiters.load(Ordering::SeqCst);
+        let early = broken(Broken::Lock).then(|| self.waiters.load(Ordering::SeqCst));
         self.locked.store(false, Ordering::Release);
         fence(Ordering::SeqCst);
-        #[cfg(all(loom, feature = "loom-broken-lock"))]
-        let waiters = early;
-        #[cfg(not(all(loom, feature = "loom-broken-lock")))]
-        let waiters = self.waiters.load(Ordering::Relaxed);
+        let waiters = early.unwrap_or_else(|| self.waiters.load(Ordering::Relaxed));
         if waiters == 0 {
             return;
         }

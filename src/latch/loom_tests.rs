@@ -78,29 +78,35 @@ fn count_latch_wait() {
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-latch", ignore = "broken variant on")]
 fn latch_join_spin() {
     model(spin_latch_wait);
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-latch", ignore = "broken variant on")]
 fn latch_scope_count() {
     model(count_latch_wait);
 }
 
 /// A `Relaxed` latch store lets the waiter see the set before the job's writes.
 #[test]
-#[cfg(feature = "loom-broken-latch")]
 fn latch_join_spin_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, CAUSALITY};
-    assert_rejected("latch::loom_tests::latch_join_spin", &[CAUSALITY]);
+    use crate::sync::Broken;
+    assert_rejected(
+        Broken::Latch,
+        "latch::loom_tests::latch_join_spin",
+        &[CAUSALITY],
+    );
 }
 
 /// The same bug in the scope's latch: the owner reads a task's cell before its write.
 #[test]
-#[cfg(feature = "loom-broken-latch")]
 fn latch_scope_count_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, CAUSALITY};
-    assert_rejected("latch::loom_tests::latch_scope_count", &[CAUSALITY]);
+    use crate::sync::Broken;
+    assert_rejected(
+        Broken::Latch,
+        "latch::loom_tests::latch_scope_count",
+        &[CAUSALITY],
+    );
 }

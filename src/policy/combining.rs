@@ -22,7 +22,9 @@
 //! Invariant (kept under each node's lock): a node has at most one open round, and the round's
 //! `count` equals the sum of the counts of the requests that joined it.
 
-use crate::sync::{spin_hint, Arc, AtomicU64, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{
+    broken, spin_hint, Arc, AtomicU64, AtomicUsize, Broken, Condvar, Mutex, Ordering,
+};
 
 /// The value a closed round receives from above, awaited by its passengers.
 struct RoundResult {
@@ -148,16 +150,14 @@ impl CombiningTree {
             spin_hint();
         }
 
-        #[cfg_attr(all(loom, feature = "loom-broken-combining"), allow(unused_mut))]
         let mut state = self.nodes[node].lock();
         let total = state.count;
         // Test-only broken variant (docs/loom.md): close the round in a second critical section,
         // so a passenger can join after `total` was read.
-        #[cfg(all(loom, feature = "loom-broken-combining"))]
-        let mut state = {
+        if broken(Broken::Combining) {
             drop(state);
-            self.nodes[node].lock()
-        };
+            state = self.nodes[node].lock();
+        }
         state.open = None;
         drop(state);
 

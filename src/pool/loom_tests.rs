@@ -21,17 +21,17 @@ fn drop_with_queued_work() {
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-shutdown", ignore = "broken variant on")]
 fn shutdown_runs_queued_work() {
     model(drop_with_queued_work);
 }
 
 /// Workers that exit as soon as termination is asked leave the queued task unrun.
 #[test]
-#[cfg(feature = "loom-broken-shutdown")]
 fn shutdown_runs_queued_work_rejects_broken_variant() {
     use crate::sync::loom_check::assert_rejected;
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Shutdown,
         "pool::loom_tests::shutdown_runs_queued_work",
         &["queued work ran", "leaked"],
     );

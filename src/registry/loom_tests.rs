@@ -59,17 +59,17 @@ fn placements_into_one_worker() {
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-inbox", ignore = "broken variant on")]
 fn inbox_each_placement_once() {
     model(placements_into_one_worker);
 }
 
 /// A sleep re-check that forgets the inbox sleeps through a placement made just before.
 #[test]
-#[cfg(feature = "loom-broken-inbox")]
 fn inbox_each_placement_once_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, DEADLOCK};
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Inbox,
         "registry::loom_tests::inbox_each_placement_once",
         &[DEADLOCK],
     );

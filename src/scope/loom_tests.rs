@@ -52,17 +52,17 @@ fn late_sibling() {
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-scope", ignore = "broken variant on")]
 fn scope_owner_sees_a_late_sibling() {
     model(late_sibling);
 }
 
 /// A spawner that does not tell the owner leaves it asleep with the sibling unrun.
 #[test]
-#[cfg(feature = "loom-broken-scope")]
 fn scope_owner_sees_a_late_sibling_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, DEADLOCK};
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Scope,
         "scope::loom_tests::scope_owner_sees_a_late_sibling",
         &[DEADLOCK],
     );

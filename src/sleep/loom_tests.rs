@@ -44,15 +44,43 @@ fn publish_races_sleep() {
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-sleep", ignore = "broken variant on")]
 fn sleep_wake() {
     model(publish_races_sleep);
 }
 
 /// Re-checking before announcing loses the wake-up: both workers sleep forever.
 #[test]
-#[cfg(feature = "loom-broken-sleep")]
 fn sleep_wake_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, DEADLOCK};
-    assert_rejected("sleep::loom_tests::sleep_wake", &[DEADLOCK]);
+    use crate::sync::Broken;
+    assert_rejected(Broken::Sleep, "sleep::loom_tests::sleep_wake", &[DEADLOCK]);
+}
+
+/// The switch is checked: a name that is no variant fails the model's process with a message
+/// that names the variable, the value and every variant (and turns nothing on silently).
+#[test]
+fn an_unknown_broken_variant_is_refused_by_name() {
+    use crate::sync::BROKEN_VAR;
+    let output = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args([
+            "sleep::loom_tests::sleep_wake",
+            "--exact",
+            "--test-threads=1",
+        ])
+        .env(BROKEN_VAR, "slep")
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("run the model in a child process");
+    let text = String::from_utf8_lossy(&output.stderr).into_owned()
+        + &String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !output.status.success(),
+        "an unknown variant was accepted:\n{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "{BROKEN_VAR}=\"slep\" names no broken variant; expected one of: sleep, latch,"
+        )),
+        "{text}"
+    );
 }

@@ -1,7 +1,7 @@
 //! Idle workers sleep; new work wakes them. The protocol and why no wake-up is lost are
 //! explained in `README.md` beside this file.
 
-use crate::sync::{fence, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{broken, fence, AtomicBool, AtomicUsize, Broken, Condvar, Mutex, Ordering};
 use crossbeam_utils::CachePadded;
 
 /// One worker's sleep slot.
@@ -55,11 +55,13 @@ impl Sleep {
     pub(crate) fn sleep(&self, me: usize, has_work: impl FnOnce() -> bool) -> bool {
         // Test-only broken variant (docs/loom.md): re-check *before* announcing, so a publisher
         // in between sees nobody sleepy and its wake-up is lost.
-        #[cfg(all(loom, feature = "loom-broken-sleep"))]
-        let has_work = {
-            let early = has_work();
-            move || early
+        let mut has_work = Some(has_work);
+        let early = if broken(Broken::Sleep) {
+            has_work.take().map(|f| f())
+        } else {
+            None
         };
+        let has_work = move || has_work.map_or(early == Some(true), |f| f());
         let slot = &self.slots[me];
         slot.sleepy.store(true, Ordering::SeqCst);
         self.sleepers.fetch_add(1, Ordering::SeqCst);

@@ -1,26 +1,25 @@
 //! Running the loom models (test-only, under `cfg(loom)`; see `docs/loom.md`).
 //!
 //! Every model is a plain `#[test]` that runs through [`model`] and must pass on the real code.
-//! Each model also has a deliberately broken variant of the runtime behind a test-only feature
-//! (`loom-broken-*`). With that feature on, the model's own test is ignored and a companion test
-//! runs it in a child process (this test binary, `--exact --include-ignored`) and asserts that
-//! loom rejects it with the expected report. A child process, because loom cannot unwind
-//! cleanly from every failure it reports: after a deadlock, dropping a `loom::sync::Arc` on the
-//! way out panics again and aborts the process.
+//! Each model also has a deliberately broken variant of the runtime ([`Broken`]), and a companion
+//! `*_rejects_broken_variant` test runs the model again in a child process (this test binary,
+//! `--exact`) with that variant switched on ([`BROKEN_VAR`]) and asserts that loom rejects it
+//! with the expected report. So one loom build checks the real code and every variant. A child
+//! process, because the switch holds for a whole process and because loom cannot unwind cleanly
+//! from every failure it reports: after a deadlock, dropping a `loom::sync::Arc` on the way out
+//! panics again and aborts the process.
 
+use crate::sync::{Broken, BROKEN_VAR};
 use std::process::Command;
 
 /// The preemption bound used when `LOOM_MAX_PREEMPTIONS` is not set.
 const DEFAULT_PREEMPTIONS: usize = 2;
 
 /// What loom reports when every thread is blocked (a lost wake-up, a missed latch).
-#[allow(dead_code)] // only the `loom-broken-*` tests use it
 pub(crate) const DEADLOCK: &str = "deadlock; threads";
 /// What loom reports when a thread spins forever (waits for something no other thread will do).
-#[allow(dead_code)] // only the `loom-broken-*` tests use it
 pub(crate) const SPINS: &str = "maximum number of branches";
 /// What loom reports when two threads touch a cell without a happens-before edge.
-#[allow(dead_code)] // only the `loom-broken-*` tests use it
 pub(crate) const CAUSALITY: &str = "Causality violation";
 
 /// Explores every interleaving of `f` up to the preemption bound (`LOOM_MAX_PREEMPTIONS`,
@@ -58,13 +57,14 @@ fn run_model<F: Fn() + Sync + Send + 'static>(at_least: Option<usize>, f: F) {
 }
 
 /// Runs the model test `test` (a path below the crate root, as `cargo test` names it) in a child
-/// process and asserts that it fails with a report containing one of `expected`.
-#[allow(dead_code)] // only the `loom-broken-*` tests use it
-pub(crate) fn assert_rejected(test: &str, expected: &[&str]) {
+/// process with the broken `variant` switched on, and asserts that it fails with a report
+/// containing one of `expected`.
+pub(crate) fn assert_rejected(variant: Broken, test: &str, expected: &[&str]) {
     let exe = std::env::current_exe().expect("the test binary's path");
     let output = Command::new(exe)
-        .args([test, "--exact", "--include-ignored", "--test-threads=1"])
+        .args([test, "--exact", "--test-threads=1"])
         .args(["--nocapture", "--color=never"])
+        .env(BROKEN_VAR, variant.name())
         .env("RUST_BACKTRACE", "0")
         .output()
         .expect("run the model in a child process");
@@ -79,7 +79,8 @@ pub(crate) fn assert_rejected(test: &str, expected: &[&str]) {
     );
     assert!(
         !output.status.success(),
-        "loom accepted the broken variant: model `{test}` does not catch its bug"
+        "loom accepted the broken variant `{}`: model `{test}` does not catch its bug",
+        variant.name()
     );
     let Some(report) = text
         .lines()
@@ -88,7 +89,10 @@ pub(crate) fn assert_rejected(test: &str, expected: &[&str]) {
         panic!("model `{test}` failed, but not with any of {expected:?}:\n{text}");
     };
     // Shown with `--nocapture` (`.ci/loom` does): what loom reported.
-    eprintln!("loom rejected the broken variant of `{test}`: {report}");
+    eprintln!(
+        "loom rejected the broken variant `{}` of `{test}`: {report}",
+        variant.name()
+    );
 }
 
 /// A pool for a model: `workers` threads, random polling on the complete topology, unpinned

@@ -11,7 +11,7 @@ use crate::job::JobRef;
 use crate::policy::machine::Answer as Decision;
 use crate::stats::bump;
 use crate::sync::deque::Steal;
-use crate::sync::{AtomicBool, AtomicU32, AtomicUsize, Ordering, UnsafeCell};
+use crate::sync::{broken, AtomicBool, AtomicU32, AtomicUsize, Broken, Ordering, UnsafeCell};
 use crate::trace::{EventKind, NO_PEER};
 use crossbeam_utils::CachePadded;
 
@@ -24,10 +24,6 @@ pub(crate) const BLOCKED: usize = usize::MAX - 1;
 const WAITING: u32 = 0;
 const REJECT: u32 = 1;
 const GOT: u32 = 2;
-
-/// Test-only broken variants (docs/loom.md).
-const BROKEN_RELAXED_ANSWER: bool = cfg!(all(loom, feature = "loom-broken-answer"));
-const BROKEN_WITHDRAW: bool = cfg!(all(loom, feature = "loom-broken-withdraw"));
 
 /// Polls of its answer slot a thief makes before it withdraws its request (the victim is in a
 /// stretch without poll points). Between polls it spins, then yields.
@@ -141,7 +137,7 @@ impl WorkerThread {
         self.record(EventKind::Promoted, NO_PEER, 0);
         self.deque.push(job);
         // Test-only broken variant (docs/loom.md): the promotion wakes nobody.
-        if !cfg!(all(loom, feature = "loom-broken-promote")) {
+        if !broken(Broken::Promote) {
             self.registry.notify_new_job(self.index);
         }
     }
@@ -176,7 +172,9 @@ impl WorkerThread {
                 // SAFETY: the claim gives this worker the thief's slot until the store below;
                 // the thief reads it only after seeing `GOT`.
                 thief.slot.with_mut(|s| unsafe { *s = Some(job) });
-                let order = if BROKEN_RELAXED_ANSWER {
+                // Test-only broken variant (docs/loom.md): a Relaxed store publishes `GOT`
+                // without the slot's write.
+                let order = if broken(Broken::Answer) {
                     Ordering::Relaxed
                 } else {
                     Ordering::Release
@@ -201,7 +199,7 @@ impl WorkerThread {
             }
             // Test-only broken variant (docs/loom.md): a plain store may overwrite a request
             // posted after the load above, and that thief waits for an answer forever.
-            if cfg!(all(loom, feature = "loom-broken-block")) {
+            if broken(Broken::Block) {
                 cell.store(BLOCKED, Ordering::Relaxed);
                 break;
             }
@@ -268,7 +266,7 @@ impl WorkerThread {
                 continue;
             }
             // Withdraw. If the victim claimed first, its answer is on its way: keep waiting.
-            if BROKEN_WITHDRAW {
+            if broken(Broken::Withdraw) {
                 // Test-only broken variant (docs/loom.md): a plain store cannot tell whether the
                 // victim claimed the request; its answer is then never read.
                 cell.store(NO_REQUEST, Ordering::Relaxed);

@@ -53,17 +53,9 @@ fn request_and_answer() {
 }
 
 #[test]
-#[cfg_attr(
-    any(
-        feature = "loom-broken-answer",
-        feature = "loom-broken-withdraw",
-        feature = "loom-broken-block"
-    ),
-    ignore = "broken variant on"
-)]
 fn request_answer_hands_over_once() {
     // Three preemptions: worker 1 must take the promoted `b`, then ask for `b2`, give up and
-    // race the answer; with two, a withdrawal by plain store (`loom-broken-withdraw`) is not
+    // race the answer; with two, a withdrawal by plain store (`Broken::Withdraw`) is not
     // found. About half a million executions, a minute.
     model_preempting(3, request_and_answer);
 }
@@ -71,10 +63,11 @@ fn request_answer_hands_over_once() {
 /// An answer published with a Relaxed store: the thief reads the slot without seeing the
 /// victim's write.
 #[test]
-#[cfg(feature = "loom-broken-answer")]
 fn request_answer_relaxed_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, CAUSALITY};
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Answer,
         "worker::loom_tests::request_answer_hands_over_once",
         &[CAUSALITY],
     );
@@ -83,10 +76,11 @@ fn request_answer_relaxed_rejects_broken_variant() {
 /// A withdrawal by plain store cannot tell that the victim claimed the request: the victim's
 /// answer, `b2`, is never read, and `join` waits for it forever.
 #[test]
-#[cfg(feature = "loom-broken-withdraw")]
 fn request_answer_withdraw_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, DEADLOCK};
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Withdraw,
         "worker::loom_tests::request_answer_hands_over_once",
         &[DEADLOCK, "exactly once"],
     );
@@ -95,10 +89,11 @@ fn request_answer_withdraw_rejects_broken_variant() {
 /// Blocking by plain store overwrites a request posted meanwhile: its thief waits for an answer
 /// nobody will give.
 #[test]
-#[cfg(feature = "loom-broken-block")]
 fn request_answer_block_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, DEADLOCK, SPINS};
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Block,
         "worker::loom_tests::request_answer_hands_over_once",
         &[DEADLOCK, SPINS],
     );
@@ -127,7 +122,6 @@ fn promotion_reaches_a_sleeper() {
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-promote", ignore = "broken variant on")]
 fn promotion_wakes_a_sleeper() {
     model(promotion_reaches_a_sleeper);
 }
@@ -135,10 +129,11 @@ fn promotion_wakes_a_sleeper() {
 /// A promotion that wakes nobody leaves the task in the deque of a worker that spins, while the
 /// only worker that could take it sleeps.
 #[test]
-#[cfg(feature = "loom-broken-promote")]
 fn promotion_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, DEADLOCK, SPINS};
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Promote,
         "worker::loom_tests::promotion_wakes_a_sleeper",
         &[DEADLOCK, SPINS],
     );

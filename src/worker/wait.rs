@@ -18,7 +18,7 @@ use crate::latch::Probe;
 use crate::policy::Reach;
 use crate::stats::bump;
 use crate::sync::deque::Steal;
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::{broken, AtomicUsize, Broken, Ordering};
 use crate::trace::{EventKind, NO_PEER};
 use crate::unwind;
 use std::cell::Cell;
@@ -26,9 +26,6 @@ use std::cell::Cell;
 /// The longest a placing waiter lingers awake, yielding, before it sleeps (ns): one heartbeat,
 /// but never more than this, so that a long heartbeat does not keep idle workers busy.
 const LINGER_MAX_NS: u64 = 100_000;
-
-/// Test-only broken variant (docs/loom.md): the sleep re-check forgets the inbox.
-const BROKEN_INBOX_RECHECK: bool = cfg!(all(loom, feature = "loom-broken-inbox"));
 
 /// What a waiter under a sender-initiated policy can take back: the unstarted tasks it waits for
 /// (a `join`'s ticket, a scope's placed tasks). See `docs/sender.md`, "Deadlock freedom".
@@ -420,7 +417,7 @@ impl WorkerThread {
             || (!deep
                 && (!self.deque.is_empty()
                     || self.waiting() != 0
-                    || (!BROKEN_INBOX_RECHECK && !registry.workers[self.index].inbox.is_empty())))
+                    || (!broken(Broken::Inbox) && !registry.workers[self.index].inbox.is_empty())))
         {
             return true;
         }

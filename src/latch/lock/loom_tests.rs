@@ -44,13 +44,11 @@ fn waiter_wakes_and_sees_the_value(policy: Policy) {
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-lock", ignore = "broken variant on")]
 fn pool_lock_wakes_its_waiter() {
     model(|| waiter_wakes_and_sees_the_value(Policy::RandomPolling));
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-lock", ignore = "broken variant on")]
 fn pool_lock_wakes_its_placing_waiter() {
     model(|| waiter_wakes_and_sees_the_value(Policy::RandomAlloc));
 }
@@ -58,20 +56,22 @@ fn pool_lock_wakes_its_placing_waiter() {
 /// Looking for waiters before the lock is free misses one that registers in between, whichever
 /// way it waits.
 #[test]
-#[cfg(feature = "loom-broken-lock")]
 fn pool_lock_wakes_its_waiter_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, DEADLOCK};
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Lock,
         "latch::lock::loom_tests::pool_lock_wakes_its_waiter",
         &[DEADLOCK],
     );
 }
 
 #[test]
-#[cfg(feature = "loom-broken-lock")]
 fn pool_lock_wakes_its_placing_waiter_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, DEADLOCK};
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Lock,
         "latch::lock::loom_tests::pool_lock_wakes_its_placing_waiter",
         &[DEADLOCK],
     );

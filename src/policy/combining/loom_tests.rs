@@ -25,7 +25,6 @@ fn three_requesters() {
 }
 
 #[test]
-#[cfg_attr(feature = "loom-broken-combining", ignore = "broken variant on")]
 fn combining_tree_distinct_values() {
     model(three_requesters);
 }
@@ -33,10 +32,11 @@ fn combining_tree_distinct_values() {
 /// Closing a round in a second critical section lets a late passenger join a round whose count
 /// was already sent up: it receives a value another request also receives.
 #[test]
-#[cfg(feature = "loom-broken-combining")]
 fn combining_tree_distinct_values_rejects_broken_variant() {
     use crate::sync::loom_check::assert_rejected;
+    use crate::sync::Broken;
     assert_rejected(
+        Broken::Combining,
         "policy::combining::loom_tests::combining_tree_distinct_values",
         &["distinct, consecutive values"],
     );
