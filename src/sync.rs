@@ -272,7 +272,7 @@ pub(crate) const BROKEN_VAR: &str = "HYPERSTEAL_LOOM_BROKEN";
 
 #[cfg(loom)]
 impl Broken {
-    /// Every variant, in the order `docs/loom.md` lists them.
+    /// Every variant.
     pub(crate) const ALL: [Broken; 13] = [
         Broken::Sleep,
         Broken::Latch,
