@@ -101,6 +101,9 @@ struct Proc<N> {
     /// subtasks (`SearchRules::subtasks`); `None` otherwise. A manager is then a subtask
     /// generator (`Proc::generates`).
     rank: Option<(u32, u32)>,
+    /// Its own manager under a hierarchy of managers (`Machine::manager`), read with `rank`;
+    /// `None` for the top manager and otherwise.
+    manager: Option<usize>,
     /// A generator's pool: the stack it was given, expanded only as far as cutting subtasks
     /// needed (`None` when empty; a generator with a pool counts as busy).
     pool: Option<SearchStack<N>>,
@@ -290,6 +293,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     leaving: false,
                     since_poll: 0,
                     rank: None,
+                    manager: None,
                     pool: None,
                     free_at: 0.0,
                 }
@@ -343,6 +347,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         if rules.subtasks.is_some() {
             for (proc, machine) in self.procs.iter_mut().zip(&self.machines) {
                 proc.rank = machine.rank();
+                proc.manager = machine.manager();
             }
         }
         self
@@ -583,7 +588,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
 
     /// Whether `g` is such a generator without a manager (the top one): once spent, it is done.
     fn asks_nobody(&self, g: usize) -> bool {
-        self.hands_out_only_its_own(g) && matches!(self.procs[g].rank, Some((0, _)))
+        self.hands_out_only_its_own(g) && self.procs[g].manager.is_none()
     }
 
     /// The depth of a subtask cut for `to`: `SearchRules::subtasks` for a worker that manages
@@ -944,18 +949,17 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             return;
         }
         if self.procs[p].round_left == 0 {
-            let len = self.decide(p, now, |m, env| {
-                m.begin_round(env);
-                m.round_len(env)
-            });
-            // A generator that takes nothing back asks only the first of its round: its own
-            // manager. `Managed` asks the own manager first and the workers it manages after
-            // (held by `ml_leaves_ask_their_manager_then_the_other_managers` in
-            // `src/policy/ml.rs`); the top manager has none and is done (`serve`).
+            // A generator that takes nothing back asks its own manager (`Machine::manager`) and
+            // nobody else, one request a round (`choose`); its machine's rounds, which go on to
+            // the workers it manages, are not consulted. The top generator has no manager and
+            // is done instead (`serve`).
             self.procs[p].round_left = if self.hands_out_only_its_own(p) {
-                len.min(1)
+                1
             } else {
-                len
+                self.decide(p, now, |m, env| {
+                    m.begin_round(env);
+                    m.round_len(env)
+                })
             };
         }
         if matches!(
@@ -980,7 +984,12 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         if std::mem::take(&mut self.procs[p].leaving) {
             self.decide(p, now, |m, env| m.idle(env));
         }
-        let Some(victim) = self.decide(p, now, |m, env| m.next_victim(env)) else {
+        let victim = if self.hands_out_only_its_own(p) {
+            self.procs[p].manager
+        } else {
+            self.decide(p, now, |m, env| m.next_victim(env))
+        };
+        let Some(victim) = victim else {
             self.park(p, now);
             return;
         };

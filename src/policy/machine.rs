@@ -233,6 +233,16 @@ pub trait Machine: Send + fmt::Debug {
     fn rank(&self) -> Option<(u32, u32)> {
         None
     }
+
+    /// Under a hierarchy of managers (`sl`, `ml`): this worker's own manager, the first it asks
+    /// in a round. `None` for the top manager and for a policy without managers.
+    ///
+    /// A static property, read once, like [`Machine::rank`]: the simulator's subtask generators
+    /// that take nothing back (seed 002 section 6) ask their own manager and nobody else, so
+    /// they need to know who that is without walking the machine's rounds.
+    fn manager(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// The machine of worker `me` of `workers` under `policy`; `seed` seeds its random draws.

@@ -240,6 +240,10 @@ impl Machine for Managed {
         victim.filter(|&v| v != self.tree.me)
     }
 
+    fn manager(&self) -> Option<usize> {
+        self.tree.manager_of(self.tree.me)
+    }
+
     fn rank(&self) -> Option<(u32, u32)> {
         let t = &self.tree;
         let ranks = t.height();
@@ -320,6 +324,38 @@ mod tests {
         assert_eq!(rank("ml", 1023, 1024), Some((2, 2)));
         assert_eq!(rank("ml", 992, 993), Some((2, 2)));
         assert_eq!(rank("rp", 3, 8), None);
+    }
+
+    /// `Machine::manager` names the worker a round asks first, and only the top manager has
+    /// none (the simulator's generators that take nothing back ask it and nobody else).
+    #[test]
+    fn the_own_manager_is_the_first_a_round_asks() {
+        let cases = [
+            ("sl", 8, 1),
+            ("sl", 64, 1),
+            ("ml", 8, 1),
+            ("ml", 16, 1),
+            ("ml", 100, 1),
+        ];
+        for (policy, p, step) in cases.into_iter().chain([("ml", 1024, 7), ("ml", 993, 5)]) {
+            let parsed: crate::Policy = policy.parse().expect("a policy");
+            for me in (0..p).step_by(step).chain([p - 1]) {
+                let machine = crate::policy::machine::machine_for(&parsed, me, p, 1);
+                match machine.manager() {
+                    None => assert_eq!(me, 0, "{policy} at {p}: only the top has no manager"),
+                    Some(own) => assert_eq!(
+                        draws(policy, me, Topology::Complete, p, 1),
+                        [own],
+                        "{policy} at {p}, worker {me}"
+                    ),
+                }
+            }
+        }
+        let rp: crate::Policy = "rp".parse().expect("a policy");
+        assert_eq!(
+            crate::policy::machine::machine_for(&rp, 3, 8, 1).manager(),
+            None
+        );
     }
 
     #[test]
