@@ -441,7 +441,9 @@ struct Generators {
 
 /// Whether `policy` is a manager scheme, run at every depth of [`SUBTASK_DEPTHS`].
 fn managed(policy: &str) -> bool {
-    matches!(policy, "sl" | "ml")
+    policy
+        .parse::<hypersteal::Policy>()
+        .is_ok_and(|p| p.has_managers())
 }
 
 /// `policy` as `Runs` runs it: once, or a manager scheme at every depth of [`SUBTASK_DEPTHS`],

@@ -212,6 +212,12 @@ impl Policy {
         )
     }
 
+    /// Whether the workers are arranged under managers (`sl`: one; `ml`: a hierarchy), which
+    /// the policy's machines report (`Machine::rank`, `Machine::manager`).
+    pub fn has_managers(&self) -> bool {
+        matches!(self, Policy::SingleLevel | Policy::MultiLevel { .. })
+    }
+
     /// Every policy with its default parameters.
     pub fn all() -> Vec<Policy> {
         Self::NAMES
@@ -670,6 +676,35 @@ mod tests {
             }
         );
         assert_eq!(p.to_string(), "ml:levels=3,group=4");
+    }
+
+    /// `has_managers` agrees with the machines: exactly the policies whose workers report a
+    /// rank have managers, and their every worker but 0 has one.
+    #[test]
+    fn the_manager_policies_are_those_whose_machines_rank_their_workers() {
+        for policy in Policy::all()
+            .into_iter()
+            .chain(["ml:levels=3".parse().unwrap()])
+        {
+            for me in 0..16 {
+                let m = crate::policy::machine::machine_for(&policy, me, 16, 1);
+                assert_eq!(
+                    m.rank().is_some(),
+                    policy.has_managers(),
+                    "{policy}, worker {me}"
+                );
+                assert_eq!(
+                    m.manager().is_some(),
+                    policy.has_managers() && me != 0,
+                    "{policy}, worker {me}"
+                );
+            }
+        }
+        assert_eq!(
+            Policy::all().iter().filter(|p| p.has_managers()).count(),
+            2,
+            "sl and ml"
+        );
     }
 
     #[test]
