@@ -189,6 +189,12 @@ impl<N> LoadView for View<'_, N> {
     }
 }
 
+/// The work of expanding the node on top of `stack` of `tree`'s search: that node's cost (the
+/// one definition, for a searcher's step and a generator's cutting alike).
+fn expansion<T: TaskTree>(tree: &T, stack: &SearchStack<T::Node>) -> f64 {
+    tree.cost(stack.top().expect("a stack being searched has a top"))
+}
+
 pub(crate) struct Engine<'a, T: TaskTree> {
     tree: Option<&'a T>,
     split: SplitWork,
@@ -535,8 +541,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
 
     /// The work of expanding the node on top of `stack`: the tree's cost of that node.
     fn expansion(&self, stack: &SearchStack<T::Node>) -> f64 {
-        let tree = self.tree.expect("a search has a tree");
-        tree.cost(stack.top().expect("a stack being searched has a top"))
+        expansion(self.tree.expect("a search has a tree"), stack)
     }
 
     /// `p` takes work it was given at `now`: it starts it, or, a subtask generator given a
@@ -621,7 +626,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 None => break None,
                 Some(d) if d >= depth => break pool.take_top(),
                 Some(_) => {
-                    spent += tree.cost(pool.top().expect("a top")) * self.cost.t_work;
+                    spent += expansion(tree, pool) * self.cost.t_work;
                     self.tasks += 1;
                     pool.expand_top(tree, &mut self.kids);
                 }
