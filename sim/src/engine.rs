@@ -102,7 +102,7 @@ struct Proc<N> {
     /// generator (`Proc::generates`).
     rank: Option<(u32, u32)>,
     /// Its own manager under a hierarchy of managers (`Machine::manager`), read with `rank`;
-    /// `None` for the top manager and otherwise.
+    /// `None` for the top manager, and when `rank` is.
     manager: Option<usize>,
     /// A generator's pool: the stack it was given, expanded only as far as cutting subtasks
     /// needed (`None` when empty; a generator with a pool counts as busy).
