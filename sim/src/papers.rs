@@ -548,9 +548,9 @@ fn best_depths(out: &mut String, cfg: &PapersConfig, runs: &Runs, takeback: bool
         let chosen: Vec<String> = cfg
             .procs_002
             .iter()
-            .map(|&p| match runs.best(policy, p, takeback).1 {
-                Some(d) => format!("{d} at {p}"),
-                None => format!("— at {p}"),
+            .map(|&p| {
+                let (_, depth) = runs.best(policy, p, takeback);
+                format!("{} at {p}", depth.expect("a manager scheme has a depth"))
             })
             .collect();
         writeln!(out, "{label}'s best subtask depth: {}.", chosen.join(", ")).unwrap();

@@ -60,23 +60,10 @@ fn sleep_wake_rejects_broken_variant() {
 /// that names the variable, the value and every variant (and turns nothing on silently).
 #[test]
 fn an_unknown_broken_variant_is_refused_by_name() {
+    use crate::sync::loom_check::run_in_child;
     use crate::sync::BROKEN_VAR;
-    let output = std::process::Command::new(std::env::current_exe().expect("the test binary"))
-        .args([
-            "sleep::loom_tests::sleep_wake",
-            "--exact",
-            "--test-threads=1",
-        ])
-        .env(BROKEN_VAR, "slep")
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .expect("run the model in a child process");
-    let text = String::from_utf8_lossy(&output.stderr).into_owned()
-        + &String::from_utf8_lossy(&output.stdout);
-    assert!(
-        !output.status.success(),
-        "an unknown variant was accepted:\n{text}"
-    );
+    let (success, text) = run_in_child("sleep::loom_tests::sleep_wake", "slep");
+    assert!(!success, "an unknown variant was accepted:\n{text}");
     assert!(
         text.contains(&format!(
             "{BROKEN_VAR}=\"slep\" names no broken variant; expected one of: sleep, latch,"

@@ -10,7 +10,9 @@
 //! panics again and aborts the process.
 
 use crate::sync::{Broken, BROKEN_VAR};
-use std::process::Command;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The preemption bound used when `LOOM_MAX_PREEMPTIONS` is not set.
 const DEFAULT_PREEMPTIONS: usize = 2;
@@ -56,29 +58,66 @@ fn run_model<F: Fn() + Sync + Send + 'static>(at_least: Option<usize>, f: F) {
     );
 }
 
-/// Runs the model test `test` (a path below the crate root, as `cargo test` names it) in a child
-/// process with the broken `variant` switched on, and asserts that it fails with a report
-/// containing one of `expected`.
-pub(crate) fn assert_rejected(variant: Broken, test: &str, expected: &[&str]) {
+/// The longest a model's child process may take (the slowest, the request/answer model with a
+/// broken variant, takes well under two minutes on two cores): past it the child is killed and
+/// the test fails, so a model that never ends cannot hang CI.
+const CHILD_LIMIT: Duration = Duration::from_secs(600);
+
+/// Runs the model test `test` (a path below the crate root, as `cargo test` names it) alone in a
+/// child process (this test binary, `--exact`) with [`BROKEN_VAR`] set to `broken`, under
+/// [`CHILD_LIMIT`]. Returns whether it succeeded, and its stdout and stderr.
+pub(crate) fn run_in_child(test: &str, broken: &str) -> (bool, String) {
     let exe = std::env::current_exe().expect("the test binary's path");
-    let output = Command::new(exe)
+    let mut child = Command::new(exe)
         .args([test, "--exact", "--test-threads=1"])
         .args(["--nocapture", "--color=never"])
-        .env(BROKEN_VAR, variant.name())
+        .env(BROKEN_VAR, broken)
         .env("RUST_BACKTRACE", "0")
-        .output()
-        .expect("run the model in a child process");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the model in a child process");
+    // Drained on their own threads, so a chatty child cannot block on a full pipe.
+    fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_string(&mut text);
+            }
+            text
+        })
+    }
+    let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child
+            .try_wait()
+            .expect("wait for the model's child process")
+        {
+            break status;
+        }
+        if start.elapsed() > CHILD_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("model `{test}` ({BROKEN_VAR}={broken:?}) did not end in {CHILD_LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = out.join().expect("stdout reader") + &err.join().expect("stderr reader");
+    (status.success(), text)
+}
+
+/// Runs the model test `test` in a child process with the broken `variant` switched on
+/// ([`run_in_child`]), and asserts that it fails with a report containing one of `expected`.
+pub(crate) fn assert_rejected(variant: Broken, test: &str, expected: &[&str]) {
+    let (success, text) = run_in_child(test, variant.name());
     assert!(
         text.contains("running 1 test"),
         "the child did not run exactly one test `{test}`:\n{text}"
     );
     assert!(
-        !output.status.success(),
+        !success,
         "loom accepted the broken variant `{}`: model `{test}` does not catch its bug",
         variant.name()
     );
