@@ -261,6 +261,22 @@ fn isoefficiency_search_brackets_the_target() {
     assert!(r.paper_exponent.unwrap() > 1.0);
 }
 
+/// A run the request budget stops reports nothing (and, in a debug build, is not taken for a
+/// run that ended with work left somewhere); one within the budget reports its result.
+#[test]
+fn a_run_stopped_by_the_request_budget_reports_nothing() {
+    let c = cfg("rp", Topology::Hypercube, 64, "split:100000");
+    let split = match c.workload {
+        Workload::Split(s) => s,
+        _ => unreachable!(),
+    };
+    let full = simulate(&c).unwrap();
+    assert!(full.requests > 10, "{full:?}");
+    assert_eq!(simulate_split_capped(&c, split, 10).unwrap(), None);
+    let within = simulate_split_capped(&c, split, full.requests).unwrap();
+    assert_eq!(within, Some(full));
+}
+
 /// Fault 6 of issue 11: a hand-built policy out of range is refused with the message of
 /// `Policy::validate` (which `tests/errors.rs` checks case by case against the parser and the
 /// builder).
