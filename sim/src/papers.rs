@@ -11,8 +11,8 @@
 
 use crate::{
     isoefficiency, paper_isoefficiency, paper_lower_bound, simulate, tree_size, Architecture,
-    CostModel, Idle, IsoConfig, PaperIso, SearchRules, SearchTree, SimConfig, SimError, SimResult,
-    Workload,
+    CostModel, Idle, IsoConfig, IsoResult, PaperIso, SearchRules, SearchTree, SimConfig, SimError,
+    SimResult, Workload,
 };
 use hypersteal::prelude::*;
 use hypersteal::{Policy, ThreadPoolBuilder, Topology};
@@ -727,6 +727,14 @@ fn table1_paper(policy: &Policy, arch: Architecture, alpha: f64) -> Option<(Stri
     Some((paper.expr.to_string(), paper))
 }
 
+/// The smallest processor count whose problem size was not found, if any ("—" otherwise).
+fn first_unreached(r: &IsoResult) -> String {
+    r.points
+        .iter()
+        .find(|pt| pt.work.is_none())
+        .map_or("—".to_string(), |pt| pt.procs.to_string())
+}
+
 /// Seed 002 Table 1: the isoefficiency of each receiver-initiated scheme on each of the table's
 /// columns, as the slope of `ln W` on `ln P` over `cfg.procs_iso` (`crate::isoefficiency`,
 /// divisible work, default costs), each row judged against the slope the paper's expression
@@ -857,7 +865,7 @@ fn table1(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
                             (
                                 ps.map_or("—".to_string(), |x| format!("{x:.2}")),
                                 Verdict::NotReproduced,
-                                "W not reached below 10¹² (or within the request budget) at every P".to_string(),
+                                format!("W not reached below 10¹² (or within the request budget) at P = {}", first_unreached(r)),
                             )
                         }
                         (None, _, _) => {
@@ -874,7 +882,7 @@ fn table1(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
                                 (
                                     "exponential".to_string(),
                                     Verdict::Reproduced,
-                                    "W not reached below 10¹² (or within the request budget) at the largest P: faster than any power law here".to_string(),
+                                    format!("W not reached below 10¹² (or within the request budget) at P = {}: faster than any power law here", first_unreached(r)),
                                 )
                             } else {
                                 let holds = r.exponent.is_some_and(|s| s > steepest);
