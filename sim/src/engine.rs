@@ -423,12 +423,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     }
 
     /// Runs to the end; `None` if the request budget ran out first.
-    pub(crate) fn run_capped(mut self) -> Option<SimResult> {
+    pub(crate) fn run_capped(self) -> Option<SimResult> {
         let cap = self.max_requests;
-        self.max_requests = u64::MAX;
-        let mut engine = self;
-        engine.max_requests = cap;
-        let r = engine.run();
+        let r = self.run();
         (r.requests <= cap).then_some(r)
     }
 

@@ -727,51 +727,206 @@ fn table1_paper(policy: &Policy, arch: Architecture, alpha: f64) -> Option<(Stri
     Some((paper.expr.to_string(), paper))
 }
 
-/// The smallest processor count whose problem size was not found, if any ("—" otherwise).
-fn first_unreached(r: &IsoResult) -> String {
-    r.points
+/// A column's ranking of a scheme whose expression the paper gives: its label, the paper's rank
+/// (the powers of P and of log P; infinite for an exponential) and the simulator's (the fitted
+/// slope; infinite where `W` was not reached at some P).
+type Ranked<'a> = (&'a str, (f64, f64), f64);
+
+/// One judged cell of Table 1.
+struct Cell {
+    /// The paper's expression ("—" where it gives none).
+    expr: String,
+    /// The slope of that expression over the P, "exponential", or "—".
+    paper_slope: String,
+    /// `None` where the paper gives no expression to judge against.
+    verdict: Option<Verdict>,
+    why: String,
+    /// The cell's place in its column's ordering, if judged.
+    rank: Option<((f64, f64), f64)>,
+}
+
+/// Judges one Table 1 cell: `r`'s fitted slope against `paper`'s over `procs` (within `tol`:
+/// reproduced; else on the same side of quadratic growth: shape only), an exponential against
+/// the steepest other scheme of its column (`steepest`); a slope under the column's lower
+/// bound is pointed out.
+fn table1_cell(
+    r: &IsoResult,
+    paper: Option<(String, PaperIso)>,
+    procs: &[usize],
+    tol: f64,
+    bound: &PaperIso,
+    steepest: f64,
+) -> Cell {
+    let Some((expr, iso)) = paper else {
+        return Cell {
+            expr: "—".into(),
+            paper_slope: "—".into(),
+            verdict: None,
+            why: "the paper gives no expression".into(),
+            rank: None,
+        };
+    };
+    let unreached = r
+        .points
         .iter()
         .find(|pt| pt.work.is_none())
-        .map_or("—".to_string(), |pt| pt.procs.to_string())
+        .map(|pt| pt.procs);
+    let not_found =
+        |p: usize| format!("W not reached below 10¹² (or within the request budget) at P = {p}");
+    let sim_rank = match (unreached, r.exponent) {
+        (None, Some(s)) => s,
+        _ => f64::INFINITY,
+    };
+    let (paper_slope, verdict, why, paper_rank) = match (iso.p_exp, unreached, r.exponent) {
+        (None, _, _) => {
+            // Exponential: it must grow faster than every other scheme of the column.
+            let holds = unreached.is_some() || r.exponent.is_some_and(|s| s > steepest);
+            let why = match unreached {
+                Some(p) => format!("{}: faster than any power law here", not_found(p)),
+                None if holds => format!("steeper than the steepest other scheme ({steepest:.2})"),
+                None => format!("not steeper than the steepest other scheme ({steepest:.2})"),
+            };
+            let v = if holds {
+                Verdict::Reproduced
+            } else {
+                Verdict::NotReproduced
+            };
+            (
+                "exponential".to_string(),
+                v,
+                why,
+                (f64::INFINITY, f64::INFINITY),
+            )
+        }
+        (Some(p_exp), None, Some(s)) => {
+            let ps = iso.fitted_exponent(procs).expect("a power law has a slope");
+            let d = s - ps;
+            let side = |x: f64| if x >= 2.0 { "at least" } else { "below" };
+            let (v, mut why) = if d.abs() <= tol {
+                (Verdict::Reproduced, format!("{d:+.2}, within {tol:.2}"))
+            } else if (p_exp >= 2.0) == (s >= 2.0) {
+                let why = format!(
+                    "{d:+.2} (tolerance {tol:.2}); holds: {} quadratic, as the paper's",
+                    side(s)
+                );
+                (Verdict::ShapeOnly, why)
+            } else {
+                let why = format!(
+                    "{d:+.2} (tolerance {tol:.2}); fails: {} quadratic, the paper's {} quadratic",
+                    side(s),
+                    side(p_exp)
+                );
+                (Verdict::NotReproduced, why)
+            };
+            let floor = bound.fitted_exponent(procs).unwrap_or(f64::NAN);
+            if s < floor {
+                why.push_str(&format!(
+                    "; below the column's lower bound {} ({floor:.2})",
+                    bound.expr
+                ));
+            }
+            (format!("{ps:.2}"), v, why, (p_exp, iso.log_exp))
+        }
+        (Some(p_exp), p, _) => (
+            iso.fitted_exponent(procs)
+                .map_or("—".to_string(), |x| format!("{x:.2}")),
+            Verdict::NotReproduced,
+            p.map_or("too few points for a fit".to_string(), not_found),
+            (p_exp, iso.log_exp),
+        ),
+    };
+    Cell {
+        expr,
+        paper_slope,
+        verdict: Some(verdict),
+        why,
+        rank: Some((paper_rank, sim_rank)),
+    }
+}
+
+/// A column's ordering: of the pairs of schemes the paper ranks (different expressions), how
+/// many the simulated slopes rank the same way, and the paper's and the simulator's most
+/// scalable schemes.
+fn table1_ordering<'a>(ranked: &[Ranked<'a>]) -> (usize, usize, Vec<&'a str>, Vec<&'a str>) {
+    let (mut agree, mut pairs) = (0, 0);
+    for (i, a) in ranked.iter().enumerate() {
+        for b in ranked[i + 1..].iter().filter(|b| a.1 != b.1) {
+            pairs += 1;
+            if (a.1 < b.1) == (a.2 < b.2) {
+                agree += 1;
+            }
+        }
+    }
+    let least = |key: &dyn Fn(&Ranked<'a>) -> (f64, f64)| {
+        let min =
+            ranked.iter().map(key).fold(
+                (f64::INFINITY, f64::INFINITY),
+                |m, k| {
+                    if k < m {
+                        k
+                    } else {
+                        m
+                    }
+                },
+            );
+        ranked
+            .iter()
+            .filter(|x| key(x) == min)
+            .map(|x| x.0)
+            .collect::<Vec<_>>()
+    };
+    (agree, pairs, least(&|x| x.1), least(&|x| (x.2, 0.0)))
+}
+
+/// An ordering row's verdict (seed 002 Table 1's columns, seed 000 Table 3's workloads):
+/// reproduced when every comparison agrees, shape only when at least the best scheme does.
+fn ordering_verdict(all_agree: bool, best_agrees: bool) -> Verdict {
+    if all_agree {
+        Verdict::Reproduced
+    } else if best_agrees {
+        Verdict::ShapeOnly
+    } else {
+        Verdict::NotReproduced
+    }
 }
 
 /// Seed 002 Table 1: the isoefficiency of each receiver-initiated scheme on each of the table's
 /// columns, as the slope of `ln W` on `ln P` over `cfg.procs_iso` (`crate::isoefficiency`,
-/// divisible work, default costs), each row judged against the slope the paper's expression
-/// has over the same `P`, and each column's ranking of the schemes against the paper's.
+/// divisible work, default costs), each cell judged against the slope the paper's expression
+/// has over the same `P` ([`table1_cell`]), and each column's ranking of the schemes against
+/// the paper's ([`table1_ordering`]).
 fn table1(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
     let procs = &cfg.procs_iso;
-    // A factor of log P over these P: the finest distinction Table 1 draws, and its tolerance.
-    let (lo, hi) = (
-        *procs.iter().min().unwrap_or(&2) as f64,
-        *procs.iter().max().unwrap_or(&2) as f64,
-    );
-    let tol = if hi > lo && lo >= 2.0 {
-        (hi.log2() / lo.log2()).ln() / (hi / lo).ln()
-    } else {
-        0.0
+    // A factor of log P over these P, fitted as every slope here is: the finest distinction
+    // Table 1 draws, and its tolerance.
+    let log_p = PaperIso {
+        expr: "log P",
+        p_exp: Some(0.0),
+        log_exp: 1.0,
     };
-    let jobs: Vec<(Architecture, &str, &str)> = Architecture::ALL
-        .iter()
-        .flat_map(|&a| TABLE1.iter().map(move |&(label, name)| (a, label, name)))
-        .collect();
-    let results = jobs
-        .par_iter()
-        .map(|&(arch, _, name)| {
+    let tol = log_p.fitted_exponent(procs).unwrap_or(0.0);
+    let mut jobs: Vec<(Architecture, &str, Policy)> = Vec::new();
+    for arch in Architecture::ALL {
+        for (label, name) in TABLE1 {
             let policy = name
                 .parse::<Policy>()
                 .map_err(|e| SimError(e.to_string()))?;
-            isoefficiency(&IsoConfig {
-                seed: cfg.seed,
-                ..IsoConfig::new(policy, arch, procs.clone())
-            })
+            jobs.push((arch, label, policy));
+        }
+    }
+    let configs: Vec<IsoConfig> = jobs
+        .iter()
+        .map(|&(arch, _, policy)| IsoConfig {
+            seed: cfg.seed,
+            ..IsoConfig::new(policy, arch, procs.clone())
         })
+        .collect();
+    let results = configs
+        .par_iter()
+        .map(isoefficiency)
         .collect::<Vec<_>>()
         .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
-    let alpha = IsoConfig::new(Policy::default(), Architecture::Hypercube, vec![])
-        .split
-        .alpha_min;
     let ps: Vec<String> = procs.iter().map(usize::to_string).collect();
     writeln!(
         out,
@@ -793,181 +948,52 @@ fn table1(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
     writeln!(out, "|---|---|---|---|---|---|---|---|").unwrap();
     for arch in Architecture::ALL {
         let bound = paper_lower_bound(arch);
-        let bound_slope = bound.fitted_exponent(procs).unwrap_or(f64::NAN);
-        // The column's schemes the paper gives an expression for: the label, the paper's rank
-        // (the powers of P and of log P; infinite for an exponential) and the simulated one
-        // (the slope; infinite where W was not reached at some P).
-        let mut ranked: Vec<(&str, (f64, f64), f64)> = Vec::new();
-        for (k, &(a, label, name)) in jobs.iter().enumerate() {
-            if a != arch {
-                continue;
-            }
+        let column: Vec<usize> = (0..jobs.len()).filter(|&k| jobs[k].0 == arch).collect();
+        let mut ranked: Vec<Ranked> = Vec::new();
+        for &k in &column {
+            let (_, label, policy) = jobs[k];
             let r = &results[k];
-            let policy = name
-                .parse::<Policy>()
-                .map_err(|e| SimError(e.to_string()))?;
+            let steepest = column
+                .iter()
+                .filter(|&&j| j != k)
+                .filter_map(|&j| results[j].exponent)
+                .fold(f64::MIN, f64::max);
+            let paper = table1_paper(&policy, arch, configs[k].split.alpha_min);
+            let cell = table1_cell(r, paper, procs, tol, &bound, steepest);
+            if let Some((paper_rank, sim_rank)) = cell.rank {
+                ranked.push((label, paper_rank, sim_rank));
+            }
             let ws: Vec<String> = r
                 .points
                 .iter()
                 .map(|pt| pt.work.map_or("> 10¹²".to_string(), |w| format!("{w:.0}")))
                 .collect();
-            let unreached = r.points.iter().any(|pt| pt.work.is_none());
-            let sim_s = r.exponent.map_or("—".to_string(), |e| format!("{e:.2}"));
-            let (expr, paper_slope, verdict, why) = match table1_paper(&policy, arch, alpha) {
-                None => (
-                    "—".to_string(),
-                    "—".to_string(),
-                    "—".to_string(),
-                    "the paper gives no expression".to_string(),
-                ),
-                Some((expr, iso)) => {
-                    let sim_rank = if unreached {
-                        f64::INFINITY
-                    } else {
-                        r.exponent.unwrap_or(f64::INFINITY)
-                    };
-                    let (slope, v, why) = match (iso.p_exp, iso.fitted_exponent(procs), r.exponent)
-                    {
-                        (Some(p_exp), Some(ps), Some(s)) if !unreached => {
-                            ranked.push((label, (p_exp, iso.log_exp), sim_rank));
-                            let d = s - ps;
-                            let side = |x: f64| if x >= 2.0 { "at least" } else { "below" };
-                            let (v, mut why) = if d.abs() <= tol {
-                                (Verdict::Reproduced, format!("{d:+.2}, within {tol:.2}"))
-                            } else if (p_exp >= 2.0) == (s >= 2.0) {
-                                (
-                                    Verdict::ShapeOnly,
-                                    format!(
-                                        "{d:+.2} (tolerance {tol:.2}); holds: {} quadratic, as the paper's",
-                                        side(s)
-                                    ),
-                                )
-                            } else {
-                                (
-                                    Verdict::NotReproduced,
-                                    format!(
-                                        "{d:+.2} (tolerance {tol:.2}); fails: {} quadratic, the paper's {} quadratic",
-                                        side(s),
-                                        side(p_exp)
-                                    ),
-                                )
-                            };
-                            if s < bound_slope {
-                                why.push_str(&format!(
-                                    "; below the column's lower bound {} ({bound_slope:.2})",
-                                    bound.expr
-                                ));
-                            }
-                            (format!("{ps:.2}"), v, why)
-                        }
-                        (Some(p_exp), ps, _) => {
-                            ranked.push((label, (p_exp, iso.log_exp), sim_rank));
-                            (
-                                ps.map_or("—".to_string(), |x| format!("{x:.2}")),
-                                Verdict::NotReproduced,
-                                format!("W not reached below 10¹² (or within the request budget) at P = {}", first_unreached(r)),
-                            )
-                        }
-                        (None, _, _) => {
-                            // Exponential: it must grow faster than every other scheme of the
-                            // column.
-                            ranked.push((label, (f64::INFINITY, f64::INFINITY), sim_rank));
-                            let steepest = jobs
-                                .iter()
-                                .zip(&results)
-                                .filter(|((b, _, n), _)| *b == arch && *n != name)
-                                .filter_map(|(_, o)| o.exponent)
-                                .fold(f64::MIN, f64::max);
-                            if unreached {
-                                (
-                                    "exponential".to_string(),
-                                    Verdict::Reproduced,
-                                    format!("W not reached below 10¹² (or within the request budget) at P = {}: faster than any power law here", first_unreached(r)),
-                                )
-                            } else {
-                                let holds = r.exponent.is_some_and(|s| s > steepest);
-                                (
-                                    "exponential".to_string(),
-                                    if holds {
-                                        Verdict::Reproduced
-                                    } else {
-                                        Verdict::NotReproduced
-                                    },
-                                    format!(
-                                        "{} the steepest other scheme ({steepest:.2})",
-                                        if holds {
-                                            "steeper than"
-                                        } else {
-                                            "not steeper than"
-                                        }
-                                    ),
-                                )
-                            }
-                        }
-                    };
-                    (expr, slope, format!("**{}**", v.word()), why)
-                }
-            };
             writeln!(
                 out,
-                "| {} | {label} | {expr} | {paper_slope} | {sim_s} | {} | {verdict} | {why} |",
+                "| {} | {label} | {} | {} | {} | {} | {} | {} |",
                 arch.name(),
-                ws.join(", ")
+                cell.expr,
+                cell.paper_slope,
+                r.exponent.map_or("—".to_string(), |e| format!("{e:.2}")),
+                ws.join(", "),
+                cell.verdict
+                    .map_or("—".to_string(), |v| format!("**{}**", v.word())),
+                cell.why
             )
             .unwrap();
         }
-        // Ordering: every pair of schemes the paper ranks (different expressions), and whether
-        // the simulated slopes agree; the paper's most scalable schemes against the
-        // simulator's.
-        let (mut agree, mut pairs) = (0, 0);
-        for (i, a) in ranked.iter().enumerate() {
-            for b in &ranked[i + 1..] {
-                if a.1 == b.1 {
-                    continue;
-                }
-                pairs += 1;
-                if (a.1 < b.1) == (a.2 < b.2) {
-                    agree += 1;
-                }
-            }
-        }
+        let (agree, pairs, paper_best, sim_best) = table1_ordering(&ranked);
         if pairs == 0 {
             continue;
         }
-        let paper_least =
-            ranked
-                .iter()
-                .map(|x| x.1)
-                .fold(
-                    (f64::INFINITY, f64::INFINITY),
-                    |m, k| if k < m { k } else { m },
-                );
-        let sim_least = ranked.iter().map(|x| x.2).fold(f64::INFINITY, f64::min);
-        let paper_best: Vec<&str> = ranked
-            .iter()
-            .filter(|x| x.1 == paper_least)
-            .map(|x| x.0)
-            .collect();
-        let sim_best: Vec<&str> = ranked
-            .iter()
-            .filter(|x| x.2 == sim_least)
-            .map(|x| x.0)
-            .collect();
         let best_agrees = sim_best.iter().any(|s| paper_best.contains(s));
-        let v = if agree == pairs {
-            Verdict::Reproduced
-        } else if best_agrees {
-            Verdict::ShapeOnly
-        } else {
-            Verdict::NotReproduced
-        };
         writeln!(
             out,
             "| {} | ordering | most scalable: {} | | most scalable: {} | | **{}** | the same order for {agree} of the {pairs} pairs the paper ranks; the most scalable {} |",
             arch.name(),
             paper_best.join(", "),
             sim_best.join(", "),
-            v.word(),
+            ordering_verdict(agree == pairs, best_agrees).word(),
             if best_agrees { "agrees" } else { "differs" }
         )
         .unwrap();
@@ -1106,13 +1132,7 @@ fn seed_000(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
             };
             cells.push(format!("{} / {}", names(po), names(so)));
         }
-        let v = if same == total {
-            Verdict::Reproduced
-        } else if fastest_last {
-            Verdict::ShapeOnly
-        } else {
-            Verdict::NotReproduced
-        };
+        let v = ordering_verdict(same == total, fastest_last);
         writeln!(
             out,
             "| ordering (fastest first: R random, G gradient, A ACWN) | {} | **{}** | same ordering at {same} of {total} PE counts; the fastest at the largest count {} |\n",
