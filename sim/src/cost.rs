@@ -52,8 +52,11 @@ pub struct CostModel {
 }
 
 impl Default for CostModel {
-    /// Ncube/2-like ratios (seed 002 section 5.3.6, with a node expansion as the time unit):
-    /// message start-up dominates the per-hop time, and moving work costs more than asking.
+    /// Round figures in the Ncube/2's direction (seed 002 section 5.3.6, with a node expansion
+    /// as the time unit): message start-up dominates the per-hop time, and moving work costs
+    /// more than asking. A hop weighs 0.1 of a start-up, five times the Ncube/2's, so that the
+    /// topologies' distances show (seed 002 Table 1); [`CostModel::ncube2`] is the Ncube/2's
+    /// own figures, which the papers' measured tables use.
     fn default() -> Self {
         CostModel {
             t_work: 1.0,

@@ -353,6 +353,30 @@ pub fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'stat
 }
 
 impl CostModel {
+    /// Seed 002's Ncube/2 as its section 5.3.6 gives it, with a node expansion as the time unit:
+    /// a message costs `ts + m × tw + d × th`, with the start-up `ts` about 100 µs, `tw` 2 µs a
+    /// 4-byte word and `th` 2 µs a hop, and a message carrying work is about 500 bytes, so
+    /// `ts + m × tw` is about 350 µs. Taking `ts` as one unit: a small message (a request, a
+    /// reject, a counter access) 1, a work message 3.5, each hop 0.02 of either. The paper does
+    /// not give the time of a node expansion; one unit for it, `ts`, is this preset's one
+    /// assumption, as it is the default's. GRR-M's combining-tree level keeps the default's
+    /// `t_combine` (0.5 each way; the paper says only that software combining on the Ncube/2 is
+    /// "quite expensive"), and serving an access at a shared point costs a small message's
+    /// start-up, as in the default. The default differs in distance (0.1 a hop, five times the
+    /// Ncube/2's, so that the topologies' distances show) and in the work message (2).
+    pub fn ncube2() -> CostModel {
+        CostModel {
+            t_work: 1.0,
+            msg_base: 1.0,
+            msg_per_hop: 0.02,
+            transfer_base: 3.5,
+            transfer_per_hop: 0.02,
+            t_access: 1.0,
+            t_combine: 0.5,
+            ..CostModel::free()
+        }
+    }
+
     /// Seed 000's Intel iPSC/2 in milliseconds: about 0.45 ms of communication overhead per
     /// message plus 0.3 ms of bookkeeping for a message that carries a chare, a small per-hop
     /// time (cut-through routing), and `t_work` scaled so that Shu's four workloads take their

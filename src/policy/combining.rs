@@ -127,7 +127,7 @@ impl CombiningTree {
     /// partners on the way up; returns the first of them.
     fn combine(&self, node: usize, n: u64, budget: u32) -> u64 {
         let mut state = self.nodes[node].lock();
-        if let Some(round) = state.open.as_ref().map(Arc::clone) {
+        if let Some(round) = state.open.clone() {
             // A representative is collecting here: ride along.
             let offset = state.count;
             state.count += n;

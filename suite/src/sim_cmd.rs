@@ -48,7 +48,9 @@ pub struct SimArgs {
     /// Seed of every random choice.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Cost-model preset the flags below override: `default` (Ncube/2-like), `free`, `ipsc2`.
+    /// Cost-model preset the flags below override: `default` (start-up dominates, distance weighed
+    /// five times the Ncube/2's), `free`, `ncube2` (seed 002's Ncube/2, section 5.3.6), `ipsc2`
+    /// (seed 000's iPSC/2).
     #[arg(long, default_value = "default")]
     pub cost: String,
     /// Time per unit of work.
@@ -182,7 +184,12 @@ fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
         "default" => CostModel::default(),
         "free" => CostModel::free(),
         "ipsc2" => CostModel::ipsc2(workload),
-        other => return Err(format!("--cost {other}: expected default, free or ipsc2")),
+        "ncube2" => CostModel::ncube2(),
+        other => {
+            return Err(format!(
+                "--cost {other}: expected default, free, ncube2 or ipsc2"
+            ))
+        }
     };
     let set = |field: &mut f64, v: Option<f64>| {
         if let Some(v) = v {

@@ -218,7 +218,10 @@ fn bad_sim_flags_exit_2_before_anything_runs() {
         &["sim", "--workload", "puzzle15:2", "--cutoff-depth", "3"],
         &["cutoff=D"],
     );
-    assert_usage_error(&["sim", "--cost", "cray"], &["default", "free", "ipsc2"]);
+    assert_usage_error(
+        &["sim", "--cost", "cray"],
+        &["default", "free", "ncube2", "ipsc2"],
+    );
     assert_usage_error(&["sim", "--msg-base=-1"], &["msg_base"]);
     assert_usage_error(&["sim", "--cutoff-depth", "3"], &["tree workload"]);
     assert_usage_error(
@@ -287,6 +290,42 @@ fn bad_sim_flags_exit_2_before_anything_runs() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["heartbeat"], 10.0);
+}
+
+#[test]
+fn a_cost_preset_reaches_the_run_and_a_flag_overrides_one_of_its_values() {
+    let cost = |args: &[&str]| {
+        let mut all = vec![
+            "sim",
+            "--policy",
+            "rp",
+            "--procs",
+            "2",
+            "--workload",
+            "split:1000",
+            "--format",
+            "json",
+        ];
+        all.extend_from_slice(args);
+        let out = suite(&all);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let report: serde_json::Value =
+            serde_json::from_str(&stdout(&out)).expect("sim --format json prints JSON");
+        report["cost"].clone()
+    };
+    // Seed 002's Ncube/2 (section 5.3.6): a work message of 3.5 start-ups, a hop of 0.02.
+    let ncube2 = cost(&["--cost", "ncube2"]);
+    assert_eq!(ncube2["msg_base"], 1.0);
+    assert_eq!(ncube2["transfer_base"], 3.5);
+    assert_eq!(ncube2["msg_per_hop"], 0.02);
+    assert_eq!(ncube2["transfer_per_hop"], 0.02);
+    let default = cost(&[]);
+    assert_eq!(default["msg_per_hop"], 0.1);
+    assert_eq!(default["transfer_base"], 2.0);
+    // A flag changes its own value and leaves the preset's others.
+    let overridden = cost(&["--cost", "ncube2", "--transfer-base", "4"]);
+    assert_eq!(overridden["transfer_base"], 4.0);
+    assert_eq!(overridden["msg_per_hop"], 0.02);
 }
 
 #[test]
