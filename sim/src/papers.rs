@@ -3,12 +3,12 @@
 //!
 //! Every run uses the default settings of its section of `docs/simulator.md` (no per-table
 //! tuning): seed 002's measured tables (3, 4 and 5) stack-splitting searches on a hypercube
-//! with the Ncube/2's costs ([`CostModel::ncube2`]) and processors that poll ([`papers`]: the synthetic million-node tree
-//! `search:1000000`; [`papers_with`]: any [`Searched`] instances, such as the suite's
-//! Davis-Putnam searches of the paper's problem); its Table 1, the analysis of five
-//! architectures, divisible work under the default costs, whose distance weighs; seed 000's the
-//! iPSC/2 preset with Shu's workloads. The output is a markdown document; the same configuration and instances give the
-//! same bytes.
+//! with the Ncube/2's costs ([`CostModel::ncube2`]) and processors that poll ([`papers`]: the
+//! synthetic million-node tree `search:1000000`; [`papers_with`]: any [`Searched`]
+//! instances, such as the suite's Davis-Putnam searches of the paper's problem); its Table 1,
+//! the analysis of five architectures, divisible work under the default costs, whose distance
+//! weighs; seed 000's the iPSC/2 preset with Shu's workloads. The output is a markdown
+//! document; the same configuration and instances give the same bytes.
 
 use crate::{
     isoefficiency, paper_isoefficiency, paper_lower_bound, simulate, tree_size, Architecture,
@@ -936,7 +936,7 @@ fn table1(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
     .unwrap();
     writeln!(
         out,
-        "The problem size `W` that holds efficiency 0.7 at P = {}, found by bisection on divisible work (halved at every request, grain 1, default costs, idle processors park: \"Seed 002, Table 1\" in `docs/simulator.md`). The table is the analysis of five architectures, not a measurement on the Ncube/2, so its costs are the default's, where a hop weighs 0.1 of a message's start-up: under the Ncube/2's 0.02 distance hardly shows at these P, as section 5.3.6 says of that machine (RP's effective isoefficiency there is P log² P, not P log³ P). and the slope of `ln W` on `ln P` fitted over them, next to the slope the paper's expression has over the same P. SM is the complete graph; WS the complete graph with every message on one shared bus (`t_bus` = 0.25). The tolerance is a factor of log P, whose slope over these P is {tol:.2}: the finest distinction the table draws (RP's P log³ P against GRR-M's P log² P). **Shape only**: outside it, but on the same side of quadratic growth as the paper's power of P (below P², or at least P²), the divide between the schemes the paper finds scalable and those whose performance \"deteriorates very rapidly\" (section 8). Exponential rows (NN on the ring and the mesh) are reproduced when their `W` grows faster than every other scheme's in the column, or is not reached at the largest P. Each column's ordering row compares, for every pair of schemes whose expressions the paper ranks, which grows slower.\n",
+        "The problem size `W` that holds efficiency 0.7 at P = {}, found by bisection on divisible work (halved at every request, grain 1, default costs, idle processors park: \"Seed 002, Table 1\" in `docs/simulator.md`), and the slope of `ln W` on `ln P` fitted over them, next to the slope the paper's expression has over the same P. The table is the analysis of five architectures, not a measurement on the Ncube/2, so its costs are the default's, where a hop weighs 0.1 of a message's start-up: under the Ncube/2's 0.02 distance hardly shows at these P, as section 5.3.6 says of that machine (RP's effective isoefficiency there is P log² P, not P log³ P). SM is the complete graph; WS the complete graph with every message on one shared bus (`t_bus` = 0.25). The tolerance is a factor of log P, whose slope over these P is {tol:.2}: the finest distinction the table draws (RP's P log³ P against GRR-M's P log² P). **Shape only**: outside it, but on the same side of quadratic growth as the paper's power of P (below P², or at least P²), the divide between the schemes the paper finds scalable and those whose performance \"deteriorates very rapidly\" (section 8). Exponential rows (NN on the ring and the mesh) are reproduced when their `W` grows faster than every other scheme's in the column, or is not reached at the largest P. Each column's ordering row compares, for every pair of schemes whose expressions the paper ranks, which grows slower.\n",
         ps.join(", ")
     )
     .unwrap();
