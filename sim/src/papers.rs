@@ -713,7 +713,7 @@ const TABLE1: [(&str, &str); 6] = [
 /// fraction a split gives).
 fn table1_paper(policy: &Policy, arch: Architecture, alpha: f64) -> Option<(String, PaperIso)> {
     let paper = paper_isoefficiency(policy, arch)?;
-    if policy.name() == "nn" && arch == Architecture::Hypercube {
+    if *policy == Policy::NearestNeighbor && arch == Architecture::Hypercube {
         let a = (1.0 + 1.0 / alpha).log2();
         let expr = format!("P^(log2(1+1/α)) log P, α = {alpha}: P^{a:.2} log P");
         return Some((
@@ -858,25 +858,23 @@ fn table1_ordering<'a>(ranked: &[Ranked<'a>]) -> (usize, usize, Vec<&'a str>, Ve
             }
         }
     }
-    let least = |key: &dyn Fn(&Ranked<'a>) -> (f64, f64)| {
-        let min =
-            ranked.iter().map(key).fold(
-                (f64::INFINITY, f64::INFINITY),
-                |m, k| {
-                    if k < m {
-                        k
-                    } else {
-                        m
-                    }
-                },
-            );
-        ranked
-            .iter()
-            .filter(|x| key(x) == min)
-            .map(|x| x.0)
-            .collect::<Vec<_>>()
+    (agree, pairs, least(ranked, |x| x.1), least(ranked, |x| x.2))
+}
+
+/// The labels of `ranked` with the least `key` (every one of them, on a tie).
+fn least<'a, K: PartialOrd>(ranked: &[Ranked<'a>], key: impl Fn(&Ranked<'a>) -> K) -> Vec<&'a str> {
+    let Some(min) = ranked
+        .iter()
+        .map(&key)
+        .min_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))
+    else {
+        return Vec::new();
     };
-    (agree, pairs, least(&|x| x.1), least(&|x| (x.2, 0.0)))
+    ranked
+        .iter()
+        .filter(|x| key(x) == min)
+        .map(|x| x.0)
+        .collect()
 }
 
 /// An ordering row's verdict (seed 002 Table 1's columns, seed 000 Table 3's workloads):

@@ -330,14 +330,17 @@ mod tests {
     /// none (the simulator's generators that take nothing back ask it and nobody else).
     #[test]
     fn the_own_manager_is_the_first_a_round_asks() {
+        // (policy, workers, every how many-th worker is checked)
         let cases = [
             ("sl", 8, 1),
             ("sl", 64, 1),
             ("ml", 8, 1),
             ("ml", 16, 1),
             ("ml", 100, 1),
+            ("ml", 1024, 7),
+            ("ml", 993, 5),
         ];
-        for (policy, p, step) in cases.into_iter().chain([("ml", 1024, 7), ("ml", 993, 5)]) {
+        for (policy, p, step) in cases {
             let parsed: crate::Policy = policy.parse().expect("a policy");
             for me in (0..p).step_by(step).chain([p - 1]) {
                 let machine = crate::policy::machine::machine_for(&parsed, me, p, 1);

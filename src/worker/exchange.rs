@@ -31,24 +31,9 @@ const GOT: u32 = 2;
 const ANSWER_POLLS: u32 = 2048;
 #[cfg(loom)]
 const ANSWER_POLLS: u32 = 3;
-/// Of those polls, the first ones spin; the rest yield.
-#[cfg(not(loom))]
+/// Of those polls, the first ones spin; the rest yield. (Under loom a spin is a yield too:
+/// `sync::spin_hint`.)
 const ANSWER_SPINS: u32 = 64;
-
-/// Whether the `polls`-th wait for an answer spins rather than yields. Under loom every wait
-/// yields: only a yield lets the model schedule the victim that owes the answer.
-#[inline]
-fn spin_before(polls: u32) -> bool {
-    #[cfg(not(loom))]
-    {
-        polls < ANSWER_SPINS
-    }
-    #[cfg(loom)]
-    {
-        let _ = polls;
-        false
-    }
-}
 
 /// Tasks a worker publishes at once (as rayon publishes every task) after a thief starved
 /// waiting for its answer: its tasks are coarse enough that the cost of publishing does not
@@ -272,7 +257,7 @@ impl WorkerThread {
             }
             polls += 1;
             if polls < ANSWER_POLLS {
-                if spin_before(polls) {
+                if polls < ANSWER_SPINS {
                     crate::sync::spin_hint();
                 } else {
                     crate::sync::yield_now();
