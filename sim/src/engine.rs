@@ -93,9 +93,10 @@ struct Proc<N> {
     pending: Vec<usize>,
     /// Node expansions since this worker's last poll point (a search).
     since_poll: u32,
-    /// SB: this idle worker (it went idle, or its last poll was rejected) has not yet told the
-    /// scheduler that it is no donor; its next request does (one access for both). It stays in
-    /// the donor queue until that access is served.
+    /// SB: this idle worker (it went idle, or the last poll for it was rejected) is still in
+    /// the donor queue, where the scheduler placed it when it polled for it; the scheduler
+    /// removes it when it serves the worker's first request or the reject (one access for that
+    /// and the next poll).
     leaving: bool,
     /// Its rank under a hierarchy of managers (`Machine::rank`), read when managers generate
     /// subtasks (`SearchRules::subtasks`); `None` otherwise. A manager is then a subtask
@@ -131,6 +132,9 @@ enum Ev<N> {
     Choose(usize),
     /// SB: the scheduler serves an idle processor's leaving the donor queue (it asks nobody).
     Leave(usize),
+    /// SB: the scheduler serves a reject of a poll it sent for this idle processor, and polls
+    /// the next donor for it.
+    Repoll(usize),
     Arrive {
         to: usize,
         task: Task<N>,
@@ -463,6 +467,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 Ev::Retry(p) => self.acquire(p, now),
                 Ev::Choose(p) => self.choose(p, now),
                 Ev::Leave(p) => self.decide(p, now, |m, env| m.idle(env)),
+                Ev::Repoll(p) => self.repoll(p, now),
                 Ev::Arrive { to, task, placed } => self.arrive(to, task, placed, now),
             }
         }
@@ -955,20 +960,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             self.park(p, now);
             return;
         }
-        if self.procs[p].round_left == 0 {
-            // A generator that takes nothing back asks its own manager (`Machine::manager`) and
-            // nobody else, one request a round (`choose`); its machine's rounds, which go on to
-            // the workers it manages, are not consulted. The top generator has no manager and
-            // is done instead (`serve`).
-            self.procs[p].round_left = if self.hands_out_only_its_own(p) {
-                1
-            } else {
-                self.decide(p, now, |m, env| {
-                    m.begin_round(env);
-                    m.round_len(env)
-                })
-            };
-        }
+        self.begin_round_if_spent(p, now);
         if matches!(
             self.shared_point,
             SharedPoint::Counter | SharedPoint::DonorQueue
@@ -983,10 +975,49 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         self.choose(p, now);
     }
 
+    /// A new round of requests for `p` once the last one is spent.
+    fn begin_round_if_spent(&mut self, p: usize, now: f64) {
+        if self.procs[p].round_left == 0 {
+            // A generator that takes nothing back asks its own manager (`Machine::manager`) and
+            // nobody else, one request a round (`choose`); its machine's rounds, which go on to
+            // the workers it manages, are not consulted. The top generator has no manager and
+            // is done instead (`serve`).
+            self.procs[p].round_left = if self.hands_out_only_its_own(p) {
+                1
+            } else {
+                self.decide(p, now, |m, env| {
+                    m.begin_round(env);
+                    m.round_len(env)
+                })
+            };
+        }
+    }
+
+    /// SB: a donor's reject of a poll for the idle `p` has been served by the scheduler at
+    /// processor 0, which polls the next donor for `p` (section 4.6: "On receiving a 'reject',
+    /// the scheduler gets the next processor from the DONOR queue and generates another
+    /// poll"); `p` itself sends nothing and waits. With nothing worth asking any more, the
+    /// scheduler removes `p` from the queue and `p` parks.
+    fn repoll(&mut self, p: usize, now: f64) {
+        debug_assert_eq!(self.procs[p].state, State::Asking);
+        if !self.visible(p, now) {
+            if std::mem::take(&mut self.procs[p].leaving) {
+                self.decide(p, now, |m, env| m.idle(env));
+            }
+            self.procs[p].state = State::Parked;
+            self.parked.push(p);
+            return;
+        }
+        self.begin_round_if_spent(p, now);
+        self.choose(p, now);
+    }
+
     /// The victim of `p`'s next request is chosen at `now` and the request sent: at once for
-    /// most policies, after the combining tree's fetch for GRR-M, and for GRR and SB when the
-    /// shared point at processor 0 serves `p`'s access (the answer travels back to `p`, which
-    /// then sends the request). No victim (SB's queue holds nobody else): `p` parks.
+    /// most policies, after the combining tree's fetch for GRR-M, for GRR when the counter at
+    /// processor 0 serves `p`'s access (its value travels back to `p`, which then sends the
+    /// request), and for SB when the scheduler at processor 0 serves `p`'s request or a reject
+    /// of a poll for `p` (the scheduler sends the poll). No victim (SB's queue holds nobody
+    /// else): `p` parks.
     fn choose(&mut self, p: usize, now: f64) {
         if std::mem::take(&mut self.procs[p].leaving) {
             self.decide(p, now, |m, env| m.idle(env));
@@ -1009,17 +1040,24 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
         self.procs[p].round_left = self.procs[p].round_left.saturating_sub(1);
         self.requests += 1;
-        let chosen = match self.shared_point {
-            SharedPoint::Counter | SharedPoint::DonorQueue => {
-                self.msg(now, self.graph.distance(p, 0))
-            }
+        // Where the request leaves from, and when.
+        let (from, chosen) = match self.shared_point {
+            // GRR: the counter's value travels back to `p`, which sends the request.
+            SharedPoint::Counter => (p, self.msg(now, self.graph.distance(p, 0))),
+            // SB: the scheduler sends the poll itself (section 4.6: "the poll was still
+            // generated by the scheduler but the work was transferred directly to the
+            // requesting processor").
+            SharedPoint::DonorQueue => (0, now),
             SharedPoint::CombiningTree => {
                 let levels = self.procs[p].depth as f64;
-                now + 2.0 * levels * (self.cost.t_msg(1) + self.cost.t_combine)
+                (
+                    p,
+                    now + 2.0 * levels * (self.cost.t_msg(1) + self.cost.t_combine),
+                )
             }
-            SharedPoint::Nothing => now,
+            SharedPoint::Nothing => (p, now),
         };
-        let d = self.graph.distance(p, victim);
+        let d = self.graph.distance(from, victim);
         let at = self.msg(chosen, d);
         self.queue.push(at, Ev::Request { victim, thief: p });
     }
@@ -1157,13 +1195,20 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             }
             None => {
                 self.rejects += 1;
-                if self.shared_point == SharedPoint::DonorQueue {
-                    // SB: the reject reaches the scheduler with the requester's next request.
-                    self.procs[thief].leaving = true;
-                }
                 self.decide(thief, now, |m, env| m.request_failed(env, victim));
-                let at = self.msg(sent, d);
-                self.queue.push(at, Ev::Retry(thief));
+                if self.shared_point == SharedPoint::DonorQueue {
+                    // SB: the reject goes to the scheduler (section 4.6: the polled processor
+                    // "returns a 'reject' message to the scheduler"), whose serving it is an
+                    // access at processor 0 like a request; the requester, placed at the tail
+                    // of the queue when it was polled for, leaves it again then.
+                    self.procs[thief].leaving = true;
+                    let there = self.msg(sent, self.graph.distance(victim, 0));
+                    let at = self.point.access(there, self.cost.t_access);
+                    self.queue.push(at, Ev::Repoll(thief));
+                } else {
+                    let at = self.msg(sent, d);
+                    self.queue.push(at, Ev::Retry(thief));
+                }
             }
         }
         sent

@@ -429,8 +429,8 @@ fn an_sb_request_leaves_the_donor_queue_and_polls_in_one_access() {
     within(120, || {
         // Seed 002 section 4.6: the scheduler deletes the idle processor from DONOR, polls the
         // next donor and places the requester at the tail, all on the same request (the work
-        // goes to the requester directly; the scheduler hears only of rejects, with the next
-        // request). GRR's counter: one access per request.
+        // goes to the requester directly; a reject goes to the scheduler, whose serving it
+        // sends the next poll). GRR's counter: one access per request.
         for procs in [2, 16, 64] {
             let mut c = cfg("sb", procs, "search:20000");
             c.idle = Idle::Poll;
