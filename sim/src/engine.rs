@@ -997,15 +997,14 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// processor 0, which polls the next donor for `p` (section 4.6: "On receiving a 'reject',
     /// the scheduler gets the next processor from the DONOR queue and generates another
     /// poll"); `p` itself sends nothing and waits. With nothing worth asking any more, the
-    /// scheduler removes `p` from the queue and `p` parks.
+    /// scheduler removes `p` from the queue here (no access of its own) and `p` parks.
     fn repoll(&mut self, p: usize, now: f64) {
         debug_assert_eq!(self.procs[p].state, State::Asking);
         if !self.visible(p, now) {
             if std::mem::take(&mut self.procs[p].leaving) {
                 self.decide(p, now, |m, env| m.idle(env));
             }
-            self.procs[p].state = State::Parked;
-            self.parked.push(p);
+            self.park(p, now);
             return;
         }
         self.begin_round_if_spent(p, now);

@@ -733,17 +733,20 @@ fn table1_paper(policy: &Policy, arch: Architecture, alpha: f64) -> Option<(Stri
 /// slope; infinite where `W` was not reached at some P).
 type Ranked<'a> = (&'a str, (f64, f64), f64);
 
+/// A judged cell's place in its column's ordering: the paper's rank and the simulator's, as in
+/// [`Ranked`].
+type Rank = ((f64, f64), f64);
+
 /// One judged cell of Table 1.
 struct Cell {
     /// The paper's expression ("—" where it gives none).
     expr: String,
     /// The slope of that expression over the P, "exponential", or "—".
     paper_slope: String,
-    /// `None` where the paper gives no expression to judge against.
-    verdict: Option<Verdict>,
+    /// The verdict and the cell's place in its column's ordering (the paper's rank, the
+    /// simulator's); `None` where the paper gives no expression to judge against.
+    judged: Option<(Verdict, Rank)>,
     why: String,
-    /// The cell's place in its column's ordering, if judged.
-    rank: Option<((f64, f64), f64)>,
 }
 
 /// Judges one Table 1 cell: `r`'s fitted slope against `paper`'s over `procs` (within `tol`:
@@ -762,9 +765,8 @@ fn table1_cell(
         return Cell {
             expr: "—".into(),
             paper_slope: "—".into(),
-            verdict: None,
+            judged: None,
             why: "the paper gives no expression".into(),
-            rank: None,
         };
     };
     let unreached = r
@@ -839,9 +841,8 @@ fn table1_cell(
     Cell {
         expr,
         paper_slope,
-        verdict: Some(verdict),
+        judged: Some((verdict, (paper_rank, sim_rank))),
         why,
-        rank: Some((paper_rank, sim_rank)),
     }
 }
 
@@ -959,7 +960,7 @@ fn table1(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
                 .fold(f64::MIN, f64::max);
             let paper = table1_paper(&policy, arch, configs[k].split.alpha_min);
             let cell = table1_cell(r, paper, procs, tol, &bound, steepest);
-            if let Some((paper_rank, sim_rank)) = cell.rank {
+            if let Some((_, (paper_rank, sim_rank))) = cell.judged {
                 ranked.push((label, paper_rank, sim_rank));
             }
             let ws: Vec<String> = r
@@ -975,8 +976,8 @@ fn table1(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
                 cell.paper_slope,
                 r.exponent.map_or("—".to_string(), |e| format!("{e:.2}")),
                 ws.join(", "),
-                cell.verdict
-                    .map_or("—".to_string(), |v| format!("**{}**", v.word())),
+                cell.judged
+                    .map_or("—".to_string(), |(v, _)| format!("**{}**", v.word())),
                 cell.why
             )
             .unwrap();

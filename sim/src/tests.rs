@@ -174,16 +174,18 @@ fn the_sb_scheduler_sends_the_poll_and_grr_s_requester_does() {
     // its own processor, so the halved remainder (900 / 2) reaches processor 1 at 100. GRR's
     // counter value travels back to processor 1 (200), whose request reaches processor 0 at
     // 300, which halves what is left then (700).
-    let run = |policy: &str| {
-        let mut c = cfg(policy, Topology::Complete, 2, "split:1000");
-        c.cost = CostModel {
-            msg_per_hop: 100.0,
-            ..CostModel::free()
+    crate::within(60, || {
+        let run = |policy: &str| {
+            let mut c = cfg(policy, Topology::Complete, 2, "split:1000");
+            c.cost = CostModel {
+                msg_per_hop: 100.0,
+                ..CostModel::free()
+            };
+            simulate(&c).unwrap()
         };
-        simulate(&c).unwrap()
-    };
-    assert_eq!(run("sb").time, 100.0 + 900.0 / 2.0);
-    assert_eq!(run("grr").time, 300.0 + 700.0 / 2.0);
+        assert_eq!(run("sb").time, 100.0 + 900.0 / 2.0);
+        assert_eq!(run("grr").time, 300.0 + 700.0 / 2.0);
+    });
 }
 
 #[test]
