@@ -96,8 +96,11 @@ struct Proc<N> {
     /// SB: this idle worker (it went idle, or the last poll for it was rejected) is still in
     /// the donor queue, where the scheduler placed it when it polled for it; the scheduler
     /// removes it when it serves the worker's first request or the reject (one access for that
-    /// and the next poll).
+    /// and the next poll), or, sooner, a reject the worker itself sent while idle (`repoll`).
     leaving: bool,
+    /// SB, with `leaving`: when the message that tells the scheduler this worker is idle (its
+    /// request, or the reject of the last poll for it) reaches processor 0.
+    idle_known_at: f64,
     /// Its rank under a hierarchy of managers (`Machine::rank`), read when managers generate
     /// subtasks (`SearchRules::subtasks`); `None` otherwise. A manager is then a subtask
     /// generator (`Proc::generates`).
@@ -120,6 +123,22 @@ impl<N> Proc<N> {
     }
 }
 
+/// What SB's scheduler did, in order, for tests: whom it polled for whom, and which idle
+/// rejecters it removed from the queue (`Engine::repoll`).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SbEvent {
+    Poll { victim: usize, thief: usize },
+    Dropped(usize),
+}
+
+#[cfg(test)]
+thread_local! {
+    /// This thread's SB events since a test last took them.
+    pub(crate) static SB_LOG: std::cell::RefCell<Vec<SbEvent>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
 enum Ev<N> {
     Done(usize, u64),
     Unsplittable(usize, u64),
@@ -132,9 +151,14 @@ enum Ev<N> {
     Choose(usize),
     /// SB: the scheduler serves an idle processor's leaving the donor queue (it asks nobody).
     Leave(usize),
-    /// SB: the scheduler serves a reject of a poll it sent for this idle processor, and polls
-    /// the next donor for it.
-    Repoll(usize),
+    /// SB: the scheduler serves a reject of a poll it sent for the idle `thief`, and polls the
+    /// next donor for it; `victim` is the donor that rejected, and `victim_idle` whether it was
+    /// idle then (the reject says so).
+    Repoll {
+        thief: usize,
+        victim: usize,
+        victim_idle: bool,
+    },
     Arrive {
         to: usize,
         task: Task<N>,
@@ -301,6 +325,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     depth,
                     pending: Vec::new(),
                     leaving: false,
+                    idle_known_at: 0.0,
                     since_poll: 0,
                     rank: None,
                     manager: None,
@@ -401,10 +426,12 @@ impl<'a, T: TaskTree> Engine<'a, T> {
 
     /// GRR, SB: `p` sends an access to the shared point at processor 0, which queues there;
     /// `served` happens when the access has been served.
-    fn access_point(&mut self, p: usize, now: f64, served: Ev<T::Node>) {
+    /// Returns when the access reaches processor 0 (it is served later, in its turn).
+    fn access_point(&mut self, p: usize, now: f64, served: Ev<T::Node>) -> f64 {
         let there = self.msg(now, self.graph.distance(p, 0));
         let at = self.point.access(there, self.cost.t_access);
         self.queue.push(at, served);
+        there
     }
 
     /// A message of `d` hops sent at `t` arrives at the returned time (queueing on the bus).
@@ -467,7 +494,11 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                 Ev::Retry(p) => self.acquire(p, now),
                 Ev::Choose(p) => self.choose(p, now),
                 Ev::Leave(p) => self.decide(p, now, |m, env| m.idle(env)),
-                Ev::Repoll(p) => self.repoll(p, now),
+                Ev::Repoll {
+                    thief,
+                    victim,
+                    victim_idle,
+                } => self.repoll(thief, victim, victim_idle, now),
                 Ev::Arrive { to, task, placed } => self.arrive(to, task, placed, now),
             }
         }
@@ -947,7 +978,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         if std::mem::take(&mut self.procs[p].leaving) {
             // It asks nobody, so leaving the donor queue is an access of its own, served at
             // processor 0 like the others.
-            self.access_point(p, now, Ev::Leave(p));
+            let _ = self.access_point(p, now, Ev::Leave(p));
         }
         self.procs[p].state = State::Parked;
         self.parked.push(p);
@@ -969,7 +1000,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             // first request of an idle spell also leaves the donor queue), queues there, and
             // the victim is chosen when its access is served: the counter's value or the head
             // of the donor queue then, not when the access was sent.
-            self.access_point(p, now, Ev::Choose(p));
+            let there = self.access_point(p, now, Ev::Choose(p));
+            self.procs[p].idle_known_at = there;
             return;
         }
         self.choose(p, now);
@@ -993,13 +1025,33 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         }
     }
 
-    /// SB: a donor's reject of a poll for the idle `p` has been served by the scheduler at
+    /// SB: `victim`'s reject of a poll for the idle `p` has been served by the scheduler at
     /// processor 0, which polls the next donor for `p` (section 4.6: "On receiving a 'reject',
     /// the scheduler gets the next processor from the DONOR queue and generates another
     /// poll"); `p` itself sends nothing and waits. With nothing worth asking any more, the
     /// scheduler removes `p` from the queue here (no access of its own) and `p` parks.
-    fn repoll(&mut self, p: usize, now: f64) {
+    ///
+    /// A victim that rejected because it was idle (`victim_idle`: section 4.6's polled
+    /// processor that "happens to be idle" returns a reject "indicating that it has no work to
+    /// share") leaves the queue here too, when nothing can be on its way to it: when the
+    /// scheduler already holds the reject of its own last poll for that victim, received and
+    /// not yet served ("a work request is never sent to any processor which is known to have
+    /// no work"). Its request was served before this reject (it was sent first), so that poll
+    /// is the only way work could reach it. Without this, an idle processor stays a donor,
+    /// and draws polls, until the scheduler has served that reject too; with a busy scheduler
+    /// that is hundreds of units. A victim for which a poll is out with no news of it stays:
+    /// work may be coming to it, and the scheduler would never hear of it (removing every idle
+    /// rejecter, poll out or not, loses such donors while they are busy: speedup 1.5 to 4.1 on
+    /// the five formulas). See docs/simulator.md, "What moved, fourteenth session".
+    fn repoll(&mut self, p: usize, victim: usize, victim_idle: bool, now: f64) {
         debug_assert_eq!(self.procs[p].state, State::Asking);
+        let nothing_coming = self.procs[victim].leaving && self.procs[victim].idle_known_at <= now;
+        if victim_idle && self.procs[victim].state == State::Asking && nothing_coming {
+            self.procs[victim].leaving = false;
+            self.decide(victim, now, |m, env| m.idle(env));
+            #[cfg(test)]
+            SB_LOG.with(|l| l.borrow_mut().push(SbEvent::Dropped(victim)));
+        }
         if !self.visible(p, now) {
             if std::mem::take(&mut self.procs[p].leaving) {
                 self.decide(p, now, |m, env| m.idle(env));
@@ -1031,6 +1083,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             return;
         };
         if self.shared_point == SharedPoint::DonorQueue {
+            #[cfg(test)]
+            SB_LOG.with(|l| l.borrow_mut().push(SbEvent::Poll { victim, thief: p }));
             // The scheduler places the requester at the tail of the queue as it polls for it
             // (section 4.6: "At this point, the recipient processor is placed at the tail of
             // the queue"; the work goes to the requester directly, and the scheduler hears only
@@ -1202,8 +1256,17 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     // of the queue when it was polled for, leaves it again then.
                     self.procs[thief].leaving = true;
                     let there = self.msg(sent, self.graph.distance(victim, 0));
+                    self.procs[thief].idle_known_at = there;
                     let at = self.point.access(there, self.cost.t_access);
-                    self.queue.push(at, Ev::Repoll(thief));
+                    let victim_idle = self.procs[victim].state != State::Busy;
+                    self.queue.push(
+                        at,
+                        Ev::Repoll {
+                            thief,
+                            victim,
+                            victim_idle,
+                        },
+                    );
                 } else {
                     let at = self.msg(sent, d);
                     self.queue.push(at, Ev::Retry(thief));

@@ -189,6 +189,58 @@ fn the_sb_scheduler_sends_the_poll_and_grr_s_requester_does() {
 }
 
 #[test]
+fn the_sb_scheduler_polls_no_donor_it_knows_to_be_idle() {
+    // Seed 002 section 4.6: a polled processor that is idle rejects, "indicating that it has no
+    // work to share", and "a work request is never sent to any processor which is known to
+    // have no work". When the scheduler serves such a reject and already holds the reject of
+    // its own last poll for that processor, nothing can be on its way to it: the scheduler
+    // removes it from the queue, and polls it for nobody until it has polled for it again
+    // (which places it at the tail). 256 polling processors on a search keep the scheduler
+    // busy enough that idle processors are polled while their news waits in its queue.
+    use crate::engine::{SbEvent, SB_LOG};
+    crate::within(60, || {
+        let mut c = cfg("sb", Topology::Hypercube, 256, "search:100000");
+        c.idle = Idle::Poll;
+        SB_LOG.with(|l| l.borrow_mut().clear());
+        let r = simulate(&c).unwrap();
+        let log = SB_LOG.with(|l| std::mem::take(&mut *l.borrow_mut()));
+        assert_eq!(r.tasks, 100_000, "every node expanded once");
+        assert_eq!(
+            r.requests_ok + r.rejects,
+            r.requests,
+            "every request answered once"
+        );
+        let polls = log
+            .iter()
+            .filter(|e| matches!(e, SbEvent::Poll { .. }))
+            .count();
+        assert_eq!(polls as u64, r.requests, "the scheduler sends every poll");
+        let mut dropped = vec![false; 256];
+        let mut drops = 0;
+        for e in &log {
+            match *e {
+                SbEvent::Dropped(v) => {
+                    dropped[v] = true;
+                    drops += 1;
+                }
+                SbEvent::Poll { victim, thief } => {
+                    assert!(
+                        !dropped[victim],
+                        "{victim} was polled after it was known idle"
+                    );
+                    dropped[thief] = false;
+                }
+            }
+        }
+        assert!(drops > 0, "no idle rejecter was removed: {r:?}");
+        eprintln!(
+            "{drops} idle rejecters removed, {} rejects of {}",
+            r.rejects, r.requests
+        );
+    });
+}
+
+#[test]
 fn acwn_spreads_work_faster_than_gradient_on_32() {
     let time = |policy: &str, w: Workload| {
         let mut c = cfg(policy, Topology::Hypercube, 32, "split:1");
