@@ -93,14 +93,13 @@ struct Proc<N> {
     pending: Vec<usize>,
     /// Node expansions since this worker's last poll point (a search).
     since_poll: u32,
-    /// SB: this idle worker (it went idle, or the last poll for it was rejected) is still in
-    /// the donor queue, where the scheduler placed it when it polled for it; the scheduler
-    /// removes it when it serves the worker's first request or the reject (one access for that
-    /// and the next poll), or, sooner, a reject the worker itself sent while idle (`repoll`).
-    leaving: bool,
-    /// SB, with `leaving`: when the message that tells the scheduler this worker is idle (its
-    /// request, or the reject of the last poll for it) reaches processor 0.
-    idle_known_at: f64,
+    /// SB: `Some(t)` while this idle worker (it went idle, or the last poll for it was
+    /// rejected) is still in the donor queue, where the scheduler placed it when it polled for
+    /// it; `t` is when the message that says it is idle (its request, or the reject of that
+    /// poll) reaches processor 0. The scheduler removes it when it serves that message (one
+    /// access for that and the next poll), or, sooner, a reject the worker itself sent while
+    /// idle (`repoll`).
+    leaving: Option<f64>,
     /// Its rank under a hierarchy of managers (`Machine::rank`), read when managers generate
     /// subtasks (`SearchRules::subtasks`); `None` otherwise. A manager is then a subtask
     /// generator (`Proc::generates`).
@@ -324,8 +323,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     stealable: false,
                     depth,
                     pending: Vec::new(),
-                    leaving: false,
-                    idle_known_at: 0.0,
+                    leaving: None,
                     since_poll: 0,
                     rank: None,
                     manager: None,
@@ -947,7 +945,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             self.decide(p, now, |m, env| m.idle(env));
         }
         if self.receiver() {
-            self.procs[p].leaving = leaves_later;
+            // The request's arrival is set when `acquire` sends it.
+            self.procs[p].leaving = leaves_later.then_some(now);
             self.procs[p].state = State::Asking;
             self.procs[p].round_left = 0;
             self.acquire(p, now);
@@ -975,10 +974,10 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     }
 
     fn park(&mut self, p: usize, now: f64) {
-        if std::mem::take(&mut self.procs[p].leaving) {
+        if self.procs[p].leaving.take().is_some() {
             // It asks nobody, so leaving the donor queue is an access of its own, served at
             // processor 0 like the others.
-            let _ = self.access_point(p, now, Ev::Leave(p));
+            self.access_point(p, now, Ev::Leave(p));
         }
         self.procs[p].state = State::Parked;
         self.parked.push(p);
@@ -1001,7 +1000,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             // the victim is chosen when its access is served: the counter's value or the head
             // of the donor queue then, not when the access was sent.
             let there = self.access_point(p, now, Ev::Choose(p));
-            self.procs[p].idle_known_at = there;
+            if let Some(arrives) = self.procs[p].leaving.as_mut() {
+                *arrives = there;
+            }
             return;
         }
         self.choose(p, now);
@@ -1045,22 +1046,27 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// the five formulas). See docs/simulator.md, "What moved, fourteenth session".
     fn repoll(&mut self, p: usize, victim: usize, victim_idle: bool, now: f64) {
         debug_assert_eq!(self.procs[p].state, State::Asking);
-        let nothing_coming = self.procs[victim].leaving && self.procs[victim].idle_known_at <= now;
+        let nothing_coming = self.procs[victim].leaving.is_some_and(|t| t <= now);
         if victim_idle && self.procs[victim].state == State::Asking && nothing_coming {
-            self.procs[victim].leaving = false;
-            self.decide(victim, now, |m, env| m.idle(env));
+            self.leave_at_scheduler(victim, now);
             #[cfg(test)]
             SB_LOG.with(|l| l.borrow_mut().push(SbEvent::Dropped(victim)));
         }
         if !self.visible(p, now) {
-            if std::mem::take(&mut self.procs[p].leaving) {
-                self.decide(p, now, |m, env| m.idle(env));
-            }
+            self.leave_at_scheduler(p, now);
             self.park(p, now);
             return;
         }
         self.begin_round_if_spent(p, now);
         self.choose(p, now);
+    }
+
+    /// SB: the scheduler, serving an access at processor 0, removes the idle `p` from the donor
+    /// queue if it is still there (`Proc::leaving`), with no access of its own.
+    fn leave_at_scheduler(&mut self, p: usize, now: f64) {
+        if self.procs[p].leaving.take().is_some() {
+            self.decide(p, now, |m, env| m.idle(env));
+        }
     }
 
     /// The victim of `p`'s next request is chosen at `now` and the request sent: at once for
@@ -1070,9 +1076,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     /// of a poll for `p` (the scheduler sends the poll). No victim (SB's queue holds nobody
     /// else): `p` parks.
     fn choose(&mut self, p: usize, now: f64) {
-        if std::mem::take(&mut self.procs[p].leaving) {
-            self.decide(p, now, |m, env| m.idle(env));
-        }
+        self.leave_at_scheduler(p, now);
         let victim = if self.hands_out_only_its_own(p) {
             self.procs[p].manager
         } else {
@@ -1254,19 +1258,14 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     // "returns a 'reject' message to the scheduler"), whose serving it is an
                     // access at processor 0 like a request; the requester, placed at the tail
                     // of the queue when it was polled for, leaves it again then.
-                    self.procs[thief].leaving = true;
-                    let there = self.msg(sent, self.graph.distance(victim, 0));
-                    self.procs[thief].idle_known_at = there;
-                    let at = self.point.access(there, self.cost.t_access);
                     let victim_idle = self.procs[victim].state != State::Busy;
-                    self.queue.push(
-                        at,
-                        Ev::Repoll {
-                            thief,
-                            victim,
-                            victim_idle,
-                        },
-                    );
+                    let repoll = Ev::Repoll {
+                        thief,
+                        victim,
+                        victim_idle,
+                    };
+                    let there = self.access_point(victim, sent, repoll);
+                    self.procs[thief].leaving = Some(there);
                 } else {
                     let at = self.msg(sent, d);
                     self.queue.push(at, Ev::Retry(thief));

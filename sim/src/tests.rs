@@ -215,7 +215,7 @@ fn the_sb_scheduler_polls_no_donor_it_knows_to_be_idle() {
             .filter(|e| matches!(e, SbEvent::Poll { .. }))
             .count();
         assert_eq!(polls as u64, r.requests, "the scheduler sends every poll");
-        let mut dropped = vec![false; 256];
+        let mut dropped = vec![false; c.procs];
         let mut drops = 0;
         for e in &log {
             match *e {
