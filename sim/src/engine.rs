@@ -133,9 +133,20 @@ pub(crate) enum SbEvent {
 
 #[cfg(test)]
 thread_local! {
-    /// This thread's SB events since a test last took them.
-    pub(crate) static SB_LOG: std::cell::RefCell<Vec<SbEvent>> =
-        const { std::cell::RefCell::new(Vec::new()) };
+    /// This thread's SB events, recorded only while a test has put a log here (`None`, the
+    /// default, records nothing, so other tests' runs leave no trace).
+    pub(crate) static SB_LOG: std::cell::RefCell<Option<Vec<SbEvent>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Records `e` in this thread's SB log, if a test has opened one.
+#[cfg(test)]
+fn sb_log(e: SbEvent) {
+    SB_LOG.with(|l| {
+        if let Some(log) = l.borrow_mut().as_mut() {
+            log.push(e);
+        }
+    });
 }
 
 enum Ev<N> {
@@ -1050,7 +1061,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         if victim_idle && self.procs[victim].state == State::Asking && nothing_coming {
             self.leave_at_scheduler(victim, now);
             #[cfg(test)]
-            SB_LOG.with(|l| l.borrow_mut().push(SbEvent::Dropped(victim)));
+            sb_log(SbEvent::Dropped(victim));
         }
         if !self.visible(p, now) {
             self.leave_at_scheduler(p, now);
@@ -1088,7 +1099,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         };
         if self.shared_point == SharedPoint::DonorQueue {
             #[cfg(test)]
-            SB_LOG.with(|l| l.borrow_mut().push(SbEvent::Poll { victim, thief: p }));
+            sb_log(SbEvent::Poll { victim, thief: p });
             // The scheduler places the requester at the tail of the queue as it polls for it
             // (section 4.6: "At this point, the recipient processor is placed at the tail of
             // the queue"; the work goes to the requester directly, and the scheduler hears only

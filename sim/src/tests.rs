@@ -201,9 +201,11 @@ fn the_sb_scheduler_polls_no_donor_it_knows_to_be_idle() {
     crate::within(60, || {
         let mut c = cfg("sb", Topology::Hypercube, 256, "search:100000");
         c.idle = Idle::Poll;
-        SB_LOG.with(|l| l.borrow_mut().clear());
+        SB_LOG.with(|l| *l.borrow_mut() = Some(Vec::new()));
         let r = simulate(&c).unwrap();
-        let log = SB_LOG.with(|l| std::mem::take(&mut *l.borrow_mut()));
+        let log = SB_LOG
+            .with(|l| l.borrow_mut().take())
+            .expect("the log opened above");
         assert_eq!(r.tasks, 100_000, "every node expanded once");
         assert_eq!(
             r.requests_ok + r.rejects,

@@ -48,11 +48,9 @@ pub struct SimArgs {
     /// Seed of every random choice.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Cost-model preset the flags below override: `default` (start-up dominates, distance weighed
-    /// five times the Ncube/2's), `free`, `ncube2` (seed 002's Ncube/2, section 5.3.6), `ipsc2`
-    /// (seed 000's iPSC/2).
-    #[arg(long, default_value = "default")]
-    pub cost: String,
+    /// Cost-model preset the flags below override.
+    #[arg(long, value_enum, default_value_t = CostPreset::Default)]
+    pub cost: CostPreset,
     /// Time per unit of work.
     #[arg(long)]
     pub t_work: Option<f64>,
@@ -121,6 +119,20 @@ pub struct SimArgs {
     pub alpha: String,
 }
 
+/// The cost-model presets of `--cost` (clap lists them in its help and in the error for any
+/// other name).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CostPreset {
+    /// Start-up dominates; distance weighed five times the Ncube/2's.
+    Default,
+    /// Only work takes time.
+    Free,
+    /// Seed 002's Ncube/2 (section 5.3.6).
+    Ncube2,
+    /// Seed 000's iPSC/2.
+    Ipsc2,
+}
+
 /// What `sim` computes besides the default table of runs.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SimMode {
@@ -180,16 +192,11 @@ fn policies(s: &str) -> Result<Vec<Policy>, String> {
 
 /// The cost model the flags describe.
 fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
-    let mut c = match a.cost.as_str() {
-        "default" => CostModel::default(),
-        "free" => CostModel::free(),
-        "ipsc2" => CostModel::ipsc2(workload),
-        "ncube2" => CostModel::ncube2(),
-        other => {
-            return Err(format!(
-                "--cost {other}: expected default, free, ncube2 or ipsc2"
-            ))
-        }
+    let mut c = match a.cost {
+        CostPreset::Default => CostModel::default(),
+        CostPreset::Free => CostModel::free(),
+        CostPreset::Ncube2 => CostModel::ncube2(),
+        CostPreset::Ipsc2 => CostModel::ipsc2(workload),
     };
     let set = |field: &mut f64, v: Option<f64>| {
         if let Some(v) = v {
