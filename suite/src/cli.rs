@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use hypersteal::iter::Schedule;
 use hypersteal::{Policy, Topology, MAX_WORKERS};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -610,9 +610,29 @@ fn progress_bar(len: usize) -> ProgressBar {
     bar
 }
 
+/// The flags of subcommand `cmd` that its matches `m` got from the command line, by their long
+/// names.
+fn given_flags(cmd: &clap::Command, m: &clap::ArgMatches) -> Vec<String> {
+    cmd.get_arguments()
+        .filter(|a| {
+            m.value_source(a.get_id().as_str()) == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .filter_map(|a| a.get_long().map(str::to_string))
+        .collect()
+}
+
 /// Parses the command line and runs it; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let command = Cli::command();
+    let matches = command.clone().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let (Some(Command::Sim(args)), Some(("sim", m)), Some(sim)) = (
+        &mut cli.command,
+        matches.subcommand(),
+        command.find_subcommand("sim"),
+    ) {
+        args.given = given_flags(sim, m);
+    }
     // `sim` checks its flags itself: a bad one is a usage error too (exit 2).
     let sim_plan = match &cli.command {
         Some(Command::Sim(args)) => match crate::sim_cmd::plan(args) {

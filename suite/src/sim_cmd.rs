@@ -117,6 +117,10 @@ pub struct SimArgs {
     /// Split fraction range `A-B` of the divisible work `--isoefficiency` grows (default 0.5-0.5).
     #[arg(long, default_value = "0.5-0.5")]
     pub alpha: String,
+    /// The flags given on the command line (long names, without `--`), filled in by the
+    /// command line's parser: `sim papers` refuses the ones it would ignore.
+    #[arg(skip)]
+    pub given: Vec<String>,
 }
 
 /// The cost-model presets of `--cost` (clap lists them in its help and in the error for any
@@ -140,7 +144,8 @@ pub enum SimMode {
     Isoefficiency,
     /// Every table of both papers next to the simulator's numbers, with a verdict per row
     /// (`papers.md` in `--out`, or stdout); seed 002's tables search the Davis-Putnam trees of
-    /// five formulas (`sat:40`, seeds 1 to 5); only `--seed` and `--out` apply.
+    /// five formulas (`sat:40`, seeds 1 to 5); only `--seed` and `--out` apply, and any other
+    /// flag is refused.
     Papers,
 }
 
@@ -397,6 +402,19 @@ pub struct Plan {
 /// Parses and checks every flag of `sim` before anything runs; the command line exits with
 /// status 2 and this message when one is bad (the same as clap's own usage errors).
 pub fn plan(args: &SimArgs) -> Result<Plan, String> {
+    if args.mode == Some(SimMode::Papers) {
+        // Every table runs at its own settings (docs/simulator.md); a flag it would ignore is
+        // refused rather than dropped.
+        if let Some(flag) = args
+            .given
+            .iter()
+            .find(|f| !matches!(f.as_str(), "seed" | "out"))
+        {
+            return Err(format!(
+                "--{flag}: `sim papers` runs every table at the settings docs/simulator.md gives; only --seed and --out apply"
+            ));
+        }
+    }
     if !matches!(args.format.as_str(), "table" | "json") {
         return Err(format!("--format {}: expected table or json", args.format));
     }

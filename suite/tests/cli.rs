@@ -241,6 +241,15 @@ fn bad_sim_flags_exit_2_before_anything_runs() {
         &["divisible work"],
     );
     assert_usage_error(&["sim", "isofoo"], &["isoefficiency"]);
+    // `sim papers` runs at its own settings: a flag it would ignore is refused, by name.
+    assert_usage_error(
+        &["sim", "papers", "--seed", "2", "--cost", "ncube2"],
+        &["--cost", "only --seed and --out apply"],
+    );
+    assert_usage_error(
+        &["sim", "papers", "--procs=8"],
+        &["--procs", "only --seed and --out apply"],
+    );
     assert_usage_error(&["sim", "--heartbeat=-1"], &["--heartbeat", "0 or more"]);
     assert_usage_error(
         &["sim", "isoefficiency", "--heartbeat", "5"],
