@@ -434,8 +434,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     }
 
     /// GRR, SB: `p` sends an access to the shared point at processor 0, which queues there;
-    /// `served` happens when the access has been served.
-    /// Returns when the access reaches processor 0 (it is served later, in its turn).
+    /// `served` happens when the access has been served. Returns when the access reaches
+    /// processor 0 (it is served later, in its turn).
     fn access_point(&mut self, p: usize, now: f64, served: Ev<T::Node>) -> f64 {
         let there = self.msg(now, self.graph.distance(p, 0));
         let at = self.point.access(there, self.cost.t_access);

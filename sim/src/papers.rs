@@ -728,14 +728,17 @@ fn table1_paper(policy: &Policy, arch: Architecture, alpha: f64) -> Option<(Stri
     Some((paper.expr.to_string(), paper))
 }
 
-/// A column's ranking of a scheme whose expression the paper gives: its label, the paper's rank
-/// (the powers of P and of log P; infinite for an exponential) and the simulator's (the fitted
-/// slope; infinite where `W` was not reached at some P).
-type Ranked<'a> = (&'a str, (f64, f64), f64);
+/// A judged cell's place in its column's ordering.
+#[derive(Clone, Copy)]
+struct Rank {
+    /// The paper's: the powers of P and of log P (infinite for an exponential).
+    paper: (f64, f64),
+    /// The simulator's: the fitted slope (infinite where `W` was not reached at some P).
+    sim: f64,
+}
 
-/// A judged cell's place in its column's ordering: the paper's rank and the simulator's, as in
-/// [`Ranked`].
-type Rank = ((f64, f64), f64);
+/// A column's ranking of a scheme whose expression the paper gives: its label and its rank.
+type Ranked<'a> = (&'a str, Rank);
 
 /// One judged cell of Table 1.
 struct Cell {
@@ -841,7 +844,13 @@ fn table1_cell(
     Cell {
         expr,
         paper_slope,
-        judged: Some((verdict, (paper_rank, sim_rank))),
+        judged: Some((
+            verdict,
+            Rank {
+                paper: paper_rank,
+                sim: sim_rank,
+            },
+        )),
         why,
     }
 }
@@ -852,14 +861,19 @@ fn table1_cell(
 fn table1_ordering<'a>(ranked: &[Ranked<'a>]) -> (usize, usize, Vec<&'a str>, Vec<&'a str>) {
     let (mut agree, mut pairs) = (0, 0);
     for (i, a) in ranked.iter().enumerate() {
-        for b in ranked[i + 1..].iter().filter(|b| a.1 != b.1) {
+        for b in ranked[i + 1..].iter().filter(|b| a.1.paper != b.1.paper) {
             pairs += 1;
-            if (a.1 < b.1) == (a.2 < b.2) {
+            if (a.1.paper < b.1.paper) == (a.1.sim < b.1.sim) {
                 agree += 1;
             }
         }
     }
-    (agree, pairs, least(ranked, |x| x.1), least(ranked, |x| x.2))
+    (
+        agree,
+        pairs,
+        least(ranked, |x| x.1.paper),
+        least(ranked, |x| x.1.sim),
+    )
 }
 
 /// The labels of `ranked` with the least `key` (every one of them, on a tie).
@@ -960,8 +974,8 @@ fn table1(out: &mut String, cfg: &PapersConfig) -> Result<(), SimError> {
                 .fold(f64::MIN, f64::max);
             let paper = table1_paper(&policy, arch, configs[k].split.alpha_min);
             let cell = table1_cell(r, paper, procs, tol, &bound, steepest);
-            if let Some((_, (paper_rank, sim_rank))) = cell.judged {
-                ranked.push((label, paper_rank, sim_rank));
+            if let Some((_, rank)) = cell.judged {
+                ranked.push((label, rank));
             }
             let ws: Vec<String> = r
                 .points

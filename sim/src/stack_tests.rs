@@ -3,8 +3,9 @@
 use super::*;
 use crate::stack::{SearchNode, SearchStack};
 
-/// Every test here runs under this watchdog (`crate::within`): a simulation that never ends
-/// fails its test within this many seconds instead of stalling the run.
+/// The watchdog (`within`) of every test here that sets no tighter one of its own: a
+/// simulation that never ends fails its test within this many seconds instead of stalling the
+/// run.
 const WATCHDOG_S: u64 = 300;
 
 /// Every receiver-initiated policy, most-loaded with both of its scopes, and the manager
@@ -45,7 +46,7 @@ fn tree(spelling: &str) -> SearchTree {
 
 #[test]
 fn search_tree_has_exactly_the_chosen_node_count() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for (spelling, nodes) in [
             ("search:1", 1),
             ("search:2", 2),
@@ -70,7 +71,7 @@ fn search_tree_has_exactly_the_chosen_node_count() {
 
 #[test]
 fn search_spellings_round_trip_and_errors_name_the_setting() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for s in [
             "search:1000",
             "search:1000:b=3",
@@ -114,7 +115,7 @@ fn search_spellings_round_trip_and_errors_name_the_setting() {
 
 #[test]
 fn a_split_gives_the_bottom_alternatives_and_nothing_below_the_cutoff() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         // Depths 1, 2, 3, 4, 5 and the top (depth 6) being expanded.
         let stack = || SearchStack::<SearchNode>::from_depths(1..=6);
         let depths = |s: &SearchStack<SearchNode>| s.depths();
@@ -149,7 +150,7 @@ fn a_split_gives_the_bottom_alternatives_and_nothing_below_the_cutoff() {
 
 #[test]
 fn search_is_deterministic_for_a_seed() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for p in RECEIVERS {
             let c = cfg(p, 64, "search:20000");
             let r = simulate(&c).unwrap();
@@ -167,7 +168,7 @@ fn search_is_deterministic_for_a_seed() {
 
 #[test]
 fn search_conserves_work_and_answers_every_request_at_1_2_64_1024() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         let nodes = 50_000;
         let spelling = format!("search:{nodes}");
         assert_eq!(tree(&spelling).walk().0, nodes);
@@ -291,7 +292,7 @@ fn the_papers_manager_hands_out_what_it_cut_and_takes_nothing_back() {
 
 #[test]
 fn every_split_function_conserves_the_work() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for split in ["half", "bottom", "top"] {
             for cutoff in ["none", "8"] {
                 let s = format!("search:30000:b=3,cutoff={cutoff},split={split}");
@@ -315,7 +316,7 @@ fn every_split_function_conserves_the_work() {
 
 #[test]
 fn requests_below_the_cutoff_are_rejected() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         // Cut-off 0: the root is the only node that shallow and it is being expanded, so nothing is
         // ever given; the idle processors poll in vain and processor 0 searches the whole tree.
         for p in RECEIVERS {
@@ -349,7 +350,7 @@ fn requests_below_the_cutoff_are_rejected() {
 
 #[test]
 fn search_refuses_sender_initiated_policies_and_cutoff_depth() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for p in ["acwn", "gradient", "random-alloc"] {
             let e = simulate(&cfg(p, 8, "search:1000")).unwrap_err().to_string();
             assert!(
@@ -377,7 +378,7 @@ fn search_refuses_sender_initiated_policies_and_cutoff_depth() {
 
 #[test]
 fn search_requests_from_64_to_1024_processors() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         // The measurement of docs/simulator.md ("Tree search with stack splitting"): seed 002
         // Table 4's setting (hypercube, polling processors, default costs) on a million-node search.
         // Only the shape is held here: both counts grow more than eightfold and RP asks more than
@@ -553,7 +554,7 @@ fn any_task_tree_searched_with_stack_splitting_conserves_its_work() {
 
 #[test]
 fn search_rules_round_trip_and_errors_name_the_setting() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for s in [
             "",
             "cutoff=4",

@@ -2,8 +2,9 @@
 
 use super::*;
 
-/// Every test here runs under this watchdog (`crate::within`): a simulation that never ends
-/// fails its test within this many seconds instead of stalling the run.
+/// The watchdog (`within`) of every test here that sets no tighter one of its own: a
+/// simulation that never ends fails its test within this many seconds instead of stalling the
+/// run.
 const WATCHDOG_S: u64 = 300;
 
 fn cfg(policy: &str, topology: Topology, procs: usize, workload: &str) -> SimConfig {
@@ -22,7 +23,7 @@ fn cfg(policy: &str, topology: Topology, procs: usize, workload: &str) -> SimCon
 
 #[test]
 fn same_config_same_numbers() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for p in Policy::NAMES {
             let c = cfg(p, Topology::Hypercube, 32, "fib:24:10");
             assert_eq!(simulate(&c).unwrap(), simulate(&c).unwrap(), "{p}");
@@ -34,7 +35,7 @@ fn same_config_same_numbers() {
 
 #[test]
 fn one_processor_time_is_the_total_work() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for w in ["split:12345", "fib:20:8", "queens:8:2"] {
             for p in Policy::all() {
                 let mut c = cfg("rp", Topology::Hypercube, 1, w);
@@ -57,7 +58,7 @@ fn one_processor_time_is_the_total_work() {
 
 #[test]
 fn polling_processors_ask_until_the_end_and_stop() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for w in ["fib:22:2", "split:50000"] {
             let park = simulate(&cfg("rp", Topology::Hypercube, 64, w)).unwrap();
             let mut c = cfg("rp", Topology::Hypercube, 64, w);
@@ -76,7 +77,7 @@ fn polling_processors_ask_until_the_end_and_stop() {
 
 #[test]
 fn cutoff_depth_limits_what_is_given_away() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         let run = |cut: Option<u32>| {
             let mut c = cfg("rp", Topology::Hypercube, 16, "fib:22:2");
             c.idle = Idle::Poll;
@@ -109,7 +110,7 @@ fn cutoff_depth_limits_what_is_given_away() {
 
 #[test]
 fn free_communication_and_divisible_work_is_efficient() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for p in [
             "rp",
             "arr",
@@ -137,7 +138,7 @@ fn requests(policy: &str, p: usize) -> u64 {
 
 #[test]
 fn requests_grow_about_linearly_and_rp_asks_more_than_grr_m() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         // Divisible work, the default cost model and parking idle processors: RP asks several times
         // more than GRR-M and both counts grow about linearly from P = 64 to 1024. The log factor of
         // seed 002 Table 4 in RP's growth needs the paper's setting (a tree split above a cut-off,
@@ -154,7 +155,7 @@ fn requests_grow_about_linearly_and_rp_asks_more_than_grr_m() {
 
 #[test]
 fn grr_collapses_from_counter_contention_and_grr_m_does_not() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         // Seed 002 section 8 / Table 3: GRR's speedup stops growing past 256 processors.
         let run = |policy: &str, p: usize| {
             let mut c = cfg(policy, Topology::Hypercube, p, "split:1");
@@ -192,7 +193,7 @@ fn the_sb_scheduler_sends_the_poll_and_grr_s_requester_does() {
     // its own processor, so the halved remainder (900 / 2) reaches processor 1 at 100. GRR's
     // counter value travels back to processor 1 (200), whose request reaches processor 0 at
     // 300, which halves what is left then (700).
-    crate::within(60, || {
+    within(60, || {
         let run = |policy: &str| {
             let mut c = cfg(policy, Topology::Complete, 2, "split:1000");
             c.cost = CostModel {
@@ -216,7 +217,7 @@ fn the_sb_scheduler_polls_no_donor_it_knows_to_be_idle() {
     // (which places it at the tail). 256 polling processors on a search keep the scheduler
     // busy enough that idle processors are polled while their news waits in its queue.
     use crate::engine::{SbEvent, SB_LOG};
-    crate::within(60, || {
+    within(60, || {
         let mut c = cfg("sb", Topology::Hypercube, 256, "search:100000");
         c.idle = Idle::Poll;
         SB_LOG.with(|l| *l.borrow_mut() = Some(Vec::new()));
@@ -262,7 +263,7 @@ fn the_sb_scheduler_polls_no_donor_it_knows_to_be_idle() {
 
 #[test]
 fn acwn_spreads_work_faster_than_gradient_on_32() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         let time = |policy: &str, w: Workload| {
             let mut c = cfg(policy, Topology::Hypercube, 32, "split:1");
             c.workload = w;
@@ -279,7 +280,7 @@ fn acwn_spreads_work_faster_than_gradient_on_32() {
 
 #[test]
 fn a_load_period_runs_the_standing_phase_at_most_once_per_period() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         // The gradient model moves a chare only in its standing phase, one per step. Under the
         // iPSC/2 preset a processor takes a step once per load exchange (100 ms) that passed, so
         // the moves are at most P x (time / period + 1); stepping after every chare instead (period
@@ -317,7 +318,7 @@ fn a_load_period_runs_the_standing_phase_at_most_once_per_period() {
 
 #[test]
 fn ipsc2_one_pe_times_carry_two_messages_of_bookkeeping_per_chare() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         // Shu (section 5): 0.25-0.4 ms of bookkeeping per chare created or message sent, two
         // messages per chare (Table 4). On one PE nothing is remote, so the time is the sequential
         // time plus 0.7 ms a chare, which is his 1-PE column of Table 3 (random allocation) within
@@ -346,7 +347,7 @@ fn ipsc2_one_pe_times_carry_two_messages_of_bookkeeping_per_chare() {
 
 #[test]
 fn isoefficiency_search_brackets_the_target() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         let mut c = IsoConfig::new(
             Policy::RandomPolling,
             Architecture::Hypercube,
@@ -367,7 +368,7 @@ fn isoefficiency_search_brackets_the_target() {
 /// run that ended with work left somewhere); one within the budget reports its result.
 #[test]
 fn a_run_stopped_by_the_request_budget_reports_nothing() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         let c = cfg("rp", Topology::Hypercube, 64, "split:100000");
         let split = match c.workload {
             Workload::Split(s) => s,
@@ -386,7 +387,7 @@ fn a_run_stopped_by_the_request_budget_reports_nothing() {
 /// builder).
 #[test]
 fn hand_built_policies_are_validated() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         let bad = [
             Policy::Acwn {
                 low: 9,
@@ -406,7 +407,7 @@ fn hand_built_policies_are_validated() {
 
 #[test]
 fn a_heartbeat_must_be_a_time() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for h in [-1.0, f64::NAN, f64::INFINITY] {
             let mut c = cfg("acwn", Topology::Hypercube, 8, "fib:12");
             c.heartbeat = h;
@@ -418,7 +419,7 @@ fn a_heartbeat_must_be_a_time() {
 
 #[test]
 fn a_heartbeat_limits_placement_decisions() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for p in ["random-alloc", "acwn", "gradient"] {
             let run = |heartbeat: f64| {
                 let mut c = cfg(p, Topology::Hypercube, 16, "fib:22:4");
@@ -450,7 +451,7 @@ fn a_heartbeat_limits_placement_decisions() {
 
 #[test]
 fn a_heartbeat_changes_nothing_for_receiver_initiated_policies() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         for p in ["rp", "nn", "grr-m", "sb", "most-loaded"] {
             let mut c = cfg(p, Topology::Mesh, 16, "fib:20:4");
             let every = simulate(&c).unwrap();
@@ -462,7 +463,7 @@ fn a_heartbeat_changes_nothing_for_receiver_initiated_policies() {
 
 #[test]
 fn sixteen_thousand_processors_run_every_policy_and_conserve_the_work() {
-    crate::within(WATCHDOG_S, || {
+    within(WATCHDOG_S, || {
         // The largest machine the simulator accepts, on a tree small enough for a debug build: every
         // policy's per-processor state must stay small (most-loaded once kept P marks per
         // processor), and the work done must be the tree's, wherever it ran.
@@ -492,7 +493,7 @@ fn sixteen_thousand_processors_run_every_policy_and_conserve_the_work() {
 fn the_papers_document_is_the_same_for_a_seed_and_judges_every_row() {
     // `papers` runs seed 002's searches on a hypersteal pool: under a watchdog, so a pool that
     // hangs fails the test instead of stalling CI.
-    crate::within(300, || {
+    within(WATCHDOG_S, || {
         let cfg = crate::PapersConfig::small(1);
         let a = crate::papers(&cfg).unwrap();
         assert_eq!(a, crate::papers(&cfg).unwrap());
