@@ -345,6 +345,21 @@ impl Ticket {
         unsafe { JobRef::new(StdArc::into_raw(StdArc::clone(ticket)), origin) }
     }
 
+    /// Another queue reference to the ticket behind `job` (one more `Arc` reference, given
+    /// back by the [`Ticket::redeem`] of the copy): the same task in a second queue, run by
+    /// whichever holder claims it first.
+    ///
+    /// # Safety
+    ///
+    /// `job` is a ticket `JobRef` made by [`Ticket::job_ref`] that still owns its reference.
+    pub(crate) unsafe fn copy_ref(job: &JobRef) -> JobRef {
+        debug_assert!(job.is_ticket());
+        // SAFETY: `job` owns a reference, so the ticket is alive and its count is at least one;
+        // the copy owns the reference added here.
+        unsafe { StdArc::increment_strong_count(job.pointer as *const Ticket) };
+        *job
+    }
+
     /// Claims the right to run the job; true for exactly one caller.
     pub(crate) fn claim(&self) -> bool {
         // The test-only broken variant (docs/loom.md) checks and sets in two steps.

@@ -220,7 +220,9 @@ where
         }
         // Work `a` left queued above `b` (spawns, under a sender-initiated policy): run it first.
         match worker.pop_private_above(job_b_id) {
-            Some(job) => worker.execute(job),
+            Some(job) => {
+                worker.execute(job);
+            }
             None => break,
         }
     }

@@ -50,6 +50,7 @@
 
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod broadcast;
 mod builder;

@@ -61,6 +61,9 @@ pub(crate) struct Registry {
     pub(crate) idle: CachePadded<AtomicUsize>,
     /// The allocating phase's heartbeat, in nanoseconds (sender-initiated policies).
     pub(crate) heartbeat_ns: u64,
+    /// How long an idle worker leaves work it sees but its policy does not give it, before it
+    /// takes that work anyway (`src/worker/README.md`, "Rescue"), in nanoseconds.
+    pub(crate) rescue_ns: u64,
     /// Each worker's lane of `'static` FIFO spawns (`fifo.rs`).
     lanes: Lanes,
     /// Root jobs (injected jobs and `'static` spawns) not yet finished. Every other job is
@@ -88,6 +91,23 @@ pub(crate) struct Registry {
     /// The workers' event rings, when the pool was built with tracing (`src/trace/`).
     pub(crate) trace: Option<Rings>,
 }
+
+/// The rescue bound of a pool whose heartbeat is `heartbeat` (`src/worker/README.md`,
+/// "Rescue"): [`RESCUE_HEARTBEATS`] heartbeats, but at least [`RESCUE_MIN`] and at most
+/// [`RESCUE_MAX`].
+pub(crate) fn rescue_ns(heartbeat: std::time::Duration) -> u64 {
+    let beats = heartbeat.saturating_mul(RESCUE_HEARTBEATS);
+    beats.clamp(RESCUE_MIN, RESCUE_MAX).as_nanos() as u64
+}
+
+/// Heartbeats an idle worker leaves work its policy does not give it before it rescues it:
+/// long enough for every policy's decisions (ACWN's standing phase runs every 16), short
+/// enough that a user never mistakes the wait for a hang (1 ms at the default heartbeat).
+pub(crate) const RESCUE_HEARTBEATS: u32 = 50;
+/// The rescue bound's floor, for heartbeats of a few microseconds.
+pub(crate) const RESCUE_MIN: std::time::Duration = std::time::Duration::from_micros(100);
+/// The rescue bound's ceiling, for long heartbeats.
+pub(crate) const RESCUE_MAX: std::time::Duration = std::time::Duration::from_millis(10);
 
 impl Registry {
     /// Builds the registry and starts its worker threads.
@@ -123,6 +143,7 @@ impl Registry {
             placing: n > 1 && config.policy.is_sender_initiated(),
             idle: CachePadded::new(AtomicUsize::new(if stealing { n } else { 0 })),
             heartbeat_ns: config.heartbeat.as_nanos().min(u64::MAX as u128) as u64,
+            rescue_ns: rescue_ns(config.heartbeat),
             lanes: Lanes::new(n),
             outstanding: AtomicUsize::new(0),
             terminating: AtomicBool::new(false),
@@ -462,7 +483,9 @@ impl Registry {
         self.sleep.notify_worker(to);
     }
 
-    /// After worker `from` published a job in its deque: wake a sleeper that may take it.
+    /// After worker `from` published a job in its deque: wake a sleeper that may take it, or,
+    /// when the policy lets no sleeper take it now, make sure an idle worker will rescue it
+    /// (`src/worker/README.md`, "Rescue").
     #[inline(never)]
     pub(crate) fn notify_new_job(&self, from: usize) {
         match self.policy.reach() {
@@ -471,10 +494,15 @@ impl Registry {
                 self.sleep.notify(|| (from + 1..p).chain(0..from));
             }
             Reach::Neighbors => {
-                self.sleep.notify(|| self.graph.neighbors(from));
+                if !self.sleep.notify(|| self.graph.neighbors(from)) {
+                    self.sleep.notify_rescuer();
+                }
             }
-            // Nobody takes work from another deque: placement wakes the receiver instead.
-            Reach::Nothing => {}
+            // Nobody takes work from another deque but a rescuer: placement wakes the
+            // receiver of a placed task.
+            Reach::Nothing => {
+                self.sleep.notify_rescuer();
+            }
         }
     }
 

@@ -23,6 +23,7 @@ pub(crate) struct Counters {
     pub(crate) promoted: AtomicU64,
     pub(crate) withdrawn: AtomicU64,
     pub(crate) starved: AtomicU64,
+    pub(crate) rescued: AtomicU64,
     pub(crate) max_hops: AtomicU64,
     pub(crate) idle_ns: AtomicU64,
     /// Start of the current idle stretch in ns since the pool started, plus one (0: busy), so a
@@ -68,6 +69,7 @@ impl Counters {
             promoted: get(&self.promoted),
             withdrawn: get(&self.withdrawn),
             starved: get(&self.starved),
+            rescued: get(&self.rescued),
             max_hops: get(&self.max_hops),
             idle: Duration::from_nanos(idle_ns + ongoing),
             sleeps: get(&self.sleeps),
@@ -117,6 +119,10 @@ pub struct WorkerStats {
     /// publishing its next tasks at once (receiver-initiated policies;
     /// `src/worker/README.md`, "Starvation"). Those tasks count in `promoted`.
     pub starved: u64,
+    /// Tasks this worker took, after waiting for the pool's rescue bound, that its policy would
+    /// not have given it: from a worker it may not ask, or (sender-initiated policies) that no
+    /// decision sent it (`src/worker/README.md`, "Rescue"). Counted in `executed` when they run.
+    pub rescued: u64,
     /// The largest hop count of a task this worker received or ran.
     pub max_hops: u64,
     /// Time spent without a task: searching for work and asleep.
@@ -154,6 +160,7 @@ impl WorkerStats {
             promoted: self.promoted - base.promoted,
             withdrawn: self.withdrawn - base.withdrawn,
             starved: self.starved - base.starved,
+            rescued: self.rescued - base.rescued,
             max_hops: self.max_hops,
             idle: self.idle.saturating_sub(base.idle),
             sleeps: self.sleeps - base.sleeps,
@@ -196,6 +203,7 @@ impl PoolStats {
                 promoted: acc.promoted + w.promoted,
                 withdrawn: acc.withdrawn + w.withdrawn,
                 starved: acc.starved + w.starved,
+                rescued: acc.rescued + w.rescued,
                 max_hops: acc.max_hops.max(w.max_hops),
                 idle: acc.idle + w.idle,
                 sleeps: acc.sleeps + w.sleeps,

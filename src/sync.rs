@@ -82,6 +82,15 @@ mod imp {
             self.0.wait(guard);
         }
 
+        /// Waits until notified or until `timeout` has passed; returns whether it timed out.
+        pub(crate) fn wait_for<T>(
+            &self,
+            guard: &mut MutexGuard<'_, T>,
+            timeout: std::time::Duration,
+        ) -> bool {
+            self.0.wait_for(guard, timeout).timed_out()
+        }
+
         pub(crate) fn notify_one(&self) {
             self.0.notify_one();
         }
@@ -191,6 +200,16 @@ mod imp {
             guard.0 = Some(self.0.wait(taken).unwrap());
         }
 
+        /// Under loom time does not pass: a timed wait times out at once, which leaves the
+        /// model to explore every interleaving of what the waiter does next.
+        pub(crate) fn wait_for<T>(
+            &self,
+            _guard: &mut MutexGuard<'_, T>,
+            _timeout: std::time::Duration,
+        ) -> bool {
+            true
+        }
+
         pub(crate) fn notify_one(&self) {
             self.0.notify_one();
         }
@@ -263,6 +282,8 @@ pub(crate) enum Broken {
     Promote,
     /// The pool lock looks for waiters before it is free.
     Lock,
+    /// Work that only a rescue can reach wakes nobody.
+    Rescue,
 }
 
 /// The environment variable that switches one [`Broken`] variant on (its name in lower case,
@@ -273,7 +294,7 @@ pub(crate) const BROKEN_VAR: &str = "HYPERSTEAL_LOOM_BROKEN";
 #[cfg(loom)]
 impl Broken {
     /// Every variant.
-    pub(crate) const ALL: [Broken; 13] = [
+    pub(crate) const ALL: [Broken; 14] = [
         Broken::Sleep,
         Broken::Latch,
         Broken::Join,
@@ -287,6 +308,7 @@ impl Broken {
         Broken::Block,
         Broken::Promote,
         Broken::Lock,
+        Broken::Rescue,
     ];
 
     /// The variant's name in [`BROKEN_VAR`].
@@ -305,6 +327,7 @@ impl Broken {
             Broken::Block => "block",
             Broken::Promote => "promote",
             Broken::Lock => "lock",
+            Broken::Rescue => "rescue",
         }
     }
 

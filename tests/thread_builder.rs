@@ -543,3 +543,42 @@ fn use_current_thread_with_a_spawn_handler_spawns_only_the_other_workers() {
         });
     });
 }
+
+/// The thread that builds with `use_current_thread` counts as idle only while it waits: counted
+/// for good, every poll point of every worker would see an idle worker, and the pool would
+/// promote (publish) nearly every task it makes. Fine-grained fib on a pool with the thread
+/// adopted publishes about as many tasks as on a pool of its own threads, not hundreds of times
+/// more.
+#[test]
+fn an_adopted_thread_is_idle_only_while_it_waits() {
+    within(LIMIT, "adopted idle", || {
+        for policy in receiver_initiated() {
+            let promoted = |adopt: bool| {
+                on_fresh_thread(move || {
+                    let mut builder = ThreadPoolBuilder::new()
+                        .num_threads(2)
+                        .policy(policy)
+                        .pin_threads(false);
+                    if adopt {
+                        builder = builder.use_current_thread();
+                    }
+                    let pool = builder.build().unwrap();
+                    let mut total = 0;
+                    for _ in 0..3 {
+                        pool.reset_stats();
+                        assert_eq!(pool.install(|| common::fib(25)), common::fib_iter(25));
+                        total += pool.stats().total().promoted;
+                    }
+                    pool.shutdown();
+                    total
+                })
+            };
+            let own = promoted(false);
+            let adopted = promoted(true);
+            assert!(
+                adopted <= 10 * own.max(100),
+                "{policy}: {adopted} tasks promoted with the thread adopted, {own} without"
+            );
+        }
+    });
+}

@@ -193,6 +193,15 @@ pub trait Machine: Send + fmt::Debug {
     /// The request to `victim` (the last one chosen) failed.
     fn request_failed(&mut self, _env: &Env<'_>, _victim: usize) {}
 
+    /// Whether this worker's searches may ask `victim` now: the work worth waking an idle
+    /// worker for is what it may ask for. Work elsewhere (beyond its neighbourhood, below
+    /// `most-loaded`'s `min`, with a worker its manager does not serve) it takes only by a
+    /// rescue, after the pool's rescue bound (`src/worker/README.md`, "Rescue"). The default:
+    /// every other worker.
+    fn may_ask(&self, env: &Env<'_>, victim: usize) -> bool {
+        victim != env.me
+    }
+
     /// A request reached this worker while `waiting` of its tasks are unstarted.
     fn answer(&mut self, _env: &Env<'_>, waiting: usize) -> Answer {
         if waiting > 0 {

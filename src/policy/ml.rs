@@ -26,7 +26,7 @@
 //! managers (each serves about `m` workers rather than `P`), at the price of a second hop for
 //! work that has to come from another group, and of leaves that keep asking a manager with
 //! nothing while a worker elsewhere holds tasks its own manager has not collected yet (they
-//! yield between rounds and sleep only when no work is visible anywhere). The paper finds a
+//! sleep, and take such a task only after the pool's rescue bound, `src/worker/README.md`). The paper finds a
 //! two-level scheme asymptotically less scalable than `rp` and `grr-m` (section 8); prefer `rp`
 //! unless the hierarchy itself is wanted.
 //!
@@ -242,6 +242,12 @@ impl Machine for Managed {
 
     fn manager(&self) -> Option<usize> {
         self.tree.manager_of(self.tree.me)
+    }
+
+    fn may_ask(&self, _env: &Env<'_>, victim: usize) -> bool {
+        victim != self.tree.me
+            && (self.tree.manager_of(self.tree.me) == Some(victim)
+                || (0..self.alternatives()).any(|i| self.alternative(i) == Some(victim)))
     }
 
     fn rank(&self) -> Option<(u32, u32)> {

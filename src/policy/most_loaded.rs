@@ -101,6 +101,14 @@ impl Machine for MostLoaded {
     fn request_failed(&mut self, _env: &Env<'_>, victim: usize) {
         self.failed_at.insert(victim, self.last_seen);
     }
+
+    fn may_ask(&self, env: &Env<'_>, victim: usize) -> bool {
+        let in_scope = match self.scope {
+            LoadScope::Neighbors => env.graph.neighbors(env.me).any(|w| w == victim),
+            LoadScope::All => victim != env.me,
+        };
+        in_scope && env.loads.queued(victim) >= self.min_load
+    }
 }
 
 #[cfg(all(test, not(loom)))]

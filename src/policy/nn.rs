@@ -25,6 +25,10 @@ impl Machine for NearestNeighbor {
         self.cursor = (self.cursor + 1) % len;
         victim
     }
+
+    fn may_ask(&self, env: &Env<'_>, victim: usize) -> bool {
+        env.graph.neighbors(env.me).any(|w| w == victim)
+    }
 }
 
 #[cfg(all(test, not(loom)))]

@@ -1,7 +1,7 @@
 //! Loom model of the sleep protocol (`docs/loom.md`): the real [`Sleep`] and the real injector
 //! type, driven by two minimal worker loops and one producer.
 
-use super::Sleep;
+use super::{Recheck, Sleep};
 use crate::sync::deque::{Injector, Steal};
 use crate::sync::loom_check::model;
 use crate::sync::{Arc, AtomicUsize, Ordering};
@@ -29,7 +29,11 @@ fn publish_races_sleep() {
                     return;
                 }
                 sleep.sleep(me, || {
-                    !injector.is_empty() || taken.load(Ordering::SeqCst) == 1
+                    if !injector.is_empty() || taken.load(Ordering::SeqCst) == 1 {
+                        Recheck::Work
+                    } else {
+                        Recheck::Nothing
+                    }
                 });
             })
         })
@@ -54,6 +58,53 @@ fn sleep_wake_rejects_broken_variant() {
     use crate::sync::loom_check::{assert_rejected, DEADLOCK};
     use crate::sync::Broken;
     assert_rejected(Broken::Sleep, "sleep::loom_tests::sleep_wake", &[DEADLOCK]);
+}
+
+/// Work a sleeper may only rescue (its policy does not let it take the task now) still reaches
+/// it: either its re-check sees the task and it sleeps at most until the rescue bound (under loom
+/// that time is up at once), or the publisher's `notify_rescuer` finds it asleep until woken
+/// and wakes it (`src/worker/README.md`, "Rescue").
+fn rescue_reaches_a_sleeper() {
+    let sleep = Arc::new(Sleep::new(1));
+    let deque = Arc::new(Injector::<u32>::new());
+    let worker = {
+        let (sleep, deque) = (sleep.clone(), deque.clone());
+        loom::thread::spawn(move || loop {
+            // The rescue: the bound has passed once the worker saw the task.
+            if let Steal::Success(task) = deque.steal() {
+                return task;
+            }
+            sleep.sleep(0, || {
+                if deque.is_empty() {
+                    Recheck::Nothing
+                } else {
+                    Recheck::Until(std::time::Duration::from_millis(1))
+                }
+            });
+        })
+    };
+    // The publisher: a task nobody may take now (as `Registry::notify_new_job` under `nn`
+    // when no neighbour sleeps, or an exposed copy under a sender-initiated policy).
+    deque.push(7);
+    sleep.notify_rescuer();
+    assert_eq!(worker.join().unwrap(), 7, "the task was rescued");
+}
+
+#[test]
+fn rescue_wake() {
+    model(rescue_reaches_a_sleeper);
+}
+
+/// A publisher that wakes nobody for rescue-only work leaves the sleeper asleep for good.
+#[test]
+fn rescue_wake_rejects_broken_variant() {
+    use crate::sync::loom_check::{assert_rejected, DEADLOCK};
+    use crate::sync::Broken;
+    assert_rejected(
+        Broken::Rescue,
+        "sleep::loom_tests::rescue_wake",
+        &[DEADLOCK],
+    );
 }
 
 /// The switch is checked: a name that is no variant fails the model's process with a message

@@ -3,11 +3,27 @@
 
 use crate::sync::{broken, fence, AtomicBool, AtomicUsize, Broken, Condvar, Mutex, Ordering};
 use crossbeam_utils::CachePadded;
+use std::time::Duration;
+
+/// What a sleeping worker's re-check found (`Sleep::sleep`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Recheck {
+    /// Something the worker acts on now: do not sleep.
+    Work,
+    /// Work the worker may take only later (a rescue, `src/worker/README.md`): sleep at most
+    /// this long.
+    Until(Duration),
+    /// Nothing: sleep until woken.
+    Nothing,
+}
 
 /// One worker's sleep slot.
 struct Slot {
     /// The worker announced that it is about to sleep (or sleeps) and no waker has claimed it.
     sleepy: AtomicBool,
+    /// The worker's re-check saw work it may rescue later, and it sleeps at most until then
+    /// (README, "Timed sleep"). Set after the re-check, cleared when the sleep ends.
+    timed: AtomicBool,
     /// The wake-up token: set by the waker that claimed the worker, consumed by the worker.
     token: Mutex<bool>,
     cond: Condvar,
@@ -38,6 +54,7 @@ impl Sleep {
                 .map(|_| {
                     CachePadded::new(Slot {
                         sleepy: AtomicBool::new(false),
+                        timed: AtomicBool::new(false),
                         token: Mutex::new(false),
                         cond: Condvar::new(),
                     })
@@ -46,40 +63,74 @@ impl Sleep {
         }
     }
 
-    /// Worker `me` found no work: announce, re-check with `has_work`, and sleep if it still sees
-    /// none. Returns whether it slept.
+    /// Worker `me` found no work: announce, re-check with `recheck`, and sleep if it finds
+    /// nothing to act on now: until woken, or, when it saw work it may only rescue later, at
+    /// most until then. Returns whether it slept.
     ///
-    /// `has_work` must look at every place a job or signal the worker would act on can appear
+    /// `recheck` must look at every place a job or signal the worker would act on can appear
     /// (its inbox, the injector, the deques it may steal from, the latch it waits for, the
-    /// termination condition).
-    pub(crate) fn sleep(&self, me: usize, has_work: impl FnOnce() -> bool) -> bool {
+    /// termination condition), and at the public deques it may rescue from.
+    pub(crate) fn sleep(&self, me: usize, recheck: impl FnOnce() -> Recheck) -> bool {
         // Test-only broken variant (docs/loom.md): re-check *before* announcing, so a publisher
         // in between sees nobody sleepy and its wake-up is lost.
-        let mut has_work = Some(has_work);
+        let mut recheck = Some(recheck);
         let early = if broken(Broken::Sleep) {
-            has_work.take().map(|f| f())
+            recheck.take().map(|f| f())
         } else {
             None
         };
-        let has_work = move || has_work.map_or(early == Some(true), |f| f());
+        let recheck = move || match recheck {
+            Some(f) => f(),
+            None => early.unwrap_or(Recheck::Nothing),
+        };
         let slot = &self.slots[me];
         slot.sleepy.store(true, Ordering::SeqCst);
         self.sleepers.fetch_add(1, Ordering::SeqCst);
         // Pairs with the fence in `notify`: either the publisher sees us sleepy, or we see its
-        // work in `has_work` (README, "Why no wake-up is lost").
+        // work in `recheck` (README, "Why no wake-up is lost").
         fence(Ordering::SeqCst);
-        if has_work() {
-            if claim(&slot.sleepy) {
-                self.sleepers.fetch_sub(1, Ordering::SeqCst);
-            } else {
-                // A waker claimed us meanwhile: consume its token so it cannot end a later sleep
-                // early. It sets the token right after claiming, so this wait is short.
-                self.take_token(me);
+        let limit = match recheck() {
+            Recheck::Work => {
+                self.withdraw(me);
+                return false;
             }
-            return false;
+            Recheck::Until(limit) => {
+                slot.timed.store(true, Ordering::SeqCst);
+                Some(limit)
+            }
+            Recheck::Nothing => None,
+        };
+        let mut token = slot.token.lock();
+        while !*token {
+            match limit {
+                None => slot.cond.wait(&mut token),
+                Some(limit) => {
+                    if slot.cond.wait_for(&mut token, limit) && !*token {
+                        // Timed out: leave as a worker that found work does. If a waker claimed
+                        // us meanwhile, its token is on its way: consume it below.
+                        drop(token);
+                        slot.timed.store(false, Ordering::SeqCst);
+                        self.withdraw(me);
+                        return true;
+                    }
+                }
+            }
         }
-        self.take_token(me);
+        *token = false;
+        drop(token);
+        slot.timed.store(false, Ordering::SeqCst);
         true
+    }
+
+    /// A sleepy worker that will not sleep (after all) takes itself back: it claims its own
+    /// slot, or, if a waker claimed it first, consumes that waker's token so that it cannot end
+    /// a later sleep early (the waker sets it right after claiming, so this wait is short).
+    fn withdraw(&self, me: usize) {
+        if claim(&self.slots[me].sleepy) {
+            self.sleepers.fetch_sub(1, Ordering::SeqCst);
+        } else {
+            self.take_token(me);
+        }
     }
 
     fn take_token(&self, me: usize) {
@@ -126,6 +177,28 @@ impl Sleep {
     pub(crate) fn notify_worker(&self, w: usize) -> bool {
         fence(Ordering::SeqCst);
         self.wake(w)
+    }
+
+    /// After publishing work that some idle worker may only rescue (a task in a public deque
+    /// that no sleeper's policy lets it take now, README, "Timed sleep"): make sure one idle
+    /// worker will look again. A worker in a timed sleep will (it searches again when its time
+    /// is up); otherwise wake one that sleeps until woken. Returns whether one was woken.
+    pub(crate) fn notify_rescuer(&self) -> bool {
+        // Pairs with the fence in `sleep`.
+        fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::Relaxed) == 0 || broken(Broken::Rescue) {
+            return false;
+        }
+        self.notify_rescuer_cold()
+    }
+
+    #[cold]
+    fn notify_rescuer_cold(&self) -> bool {
+        let timed = |s: &Slot| s.sleepy.load(Ordering::SeqCst) && s.timed.load(Ordering::SeqCst);
+        if self.slots.iter().any(|s| timed(s)) {
+            return false;
+        }
+        (0..self.slots.len()).any(|w| self.wake(w))
     }
 
     /// Wakes every sleeping worker (termination).

@@ -25,13 +25,16 @@ const WAITING: u32 = 0;
 const REJECT: u32 = 1;
 const GOT: u32 = 2;
 
-/// Polls of its answer slot a thief makes before it withdraws its request (the victim is in a
-/// stretch without poll points). Between polls it spins, then yields.
-#[cfg(not(loom))]
-const ANSWER_POLLS: u32 = 2048;
+/// How long a thief waits for an answer before it withdraws its request (the victim is in a
+/// stretch without poll points), in nanoseconds of the pool's clock. A bound in time, not in
+/// polls: on a loaded machine each yield may cost a whole time slice, and a count of them
+/// could hold a thief, which asks nobody else meanwhile, for as long as the victim's stretch.
+#[cfg_attr(loom, allow(dead_code))]
+const ANSWER_WAIT_NS: u64 = 1_000_000;
+/// Under loom time does not pass: a thief withdraws after this many polls.
 #[cfg(loom)]
 const ANSWER_POLLS: u32 = 3;
-/// Of those polls, the first ones spin; the rest yield. (Under loom a spin is a yield too:
+/// The first polls spin; the rest yield. (Under loom a spin is a yield too:
 /// `sync::spin_hint`.)
 const ANSWER_SPINS: u32 = 64;
 
@@ -99,6 +102,14 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     pub(super) fn serve(&self) {
+        // A poll point runs inside user frames (a `join` whose `b` is on the private stack):
+        // an unwind out of here would leave that `b` dangling, so none may pass.
+        let guard = crate::unwind::AbortOnUnwind::new("a poll point's answer or promotion");
+        self.serve_guarded();
+        guard.disarm();
+    }
+
+    fn serve_guarded(&self) {
         let exchange = self.exchange();
         let r = exchange.request.load(Ordering::Relaxed);
         if r < BLOCKED {
@@ -115,11 +126,7 @@ impl WorkerThread {
             return;
         }
         let eager = self.eager.get();
-        if self.adopted {
-            // An adopted worker (`adopt`) publishes every task: it may leave the pool's work at
-            // any time, and requests to it always fail.
-            self.promote();
-        } else if eager != 0 {
+        if eager != 0 {
             self.eager.set(eager - 1);
             self.promote();
         } else if self.demand() && self.deque.is_empty() {
@@ -227,6 +234,20 @@ impl WorkerThread {
         self.exchange().request.store(NO_REQUEST, Ordering::Relaxed);
     }
 
+    /// Whether a thief has waited long enough for an answer: [`ANSWER_WAIT_NS`] since it
+    /// stopped spinning (`since`, set at the first call).
+    #[cfg(not(loom))]
+    fn answer_overdue(&self, _polls: u32, since: &mut Option<u64>) -> bool {
+        let now = self.registry.now_ns();
+        now.saturating_sub(*since.get_or_insert(now)) >= ANSWER_WAIT_NS
+    }
+
+    /// Under loom: after [`ANSWER_POLLS`] polls.
+    #[cfg(loom)]
+    fn answer_overdue(&self, polls: u32, _since: &mut Option<u64>) -> bool {
+        polls >= ANSWER_POLLS
+    }
+
     /// One request to `victim`: its public deque first, then its private stack through the
     /// request cell. This worker is idle (its own cell `BLOCKED`), so nobody waits for it while
     /// it waits: waits cannot form a cycle.
@@ -250,18 +271,19 @@ impl WorkerThread {
             return Err(false);
         }
         let mut polls = 0u32;
+        let mut yielding_since = None;
         let state = loop {
             let s = own.state.load(Ordering::Acquire);
             if s != WAITING {
                 break s;
             }
             polls += 1;
-            if polls < ANSWER_POLLS {
-                if polls < ANSWER_SPINS {
-                    crate::sync::spin_hint();
-                } else {
-                    crate::sync::yield_now();
-                }
+            if polls < ANSWER_SPINS {
+                crate::sync::spin_hint();
+                continue;
+            }
+            if !self.answer_overdue(polls, &mut yielding_since) {
+                crate::sync::yield_now();
                 continue;
             }
             // Withdraw. If the victim claimed first, its answer is on its way: keep waiting.

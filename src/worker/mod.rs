@@ -27,6 +27,7 @@
 
 pub(crate) mod exchange;
 mod place;
+mod tasks;
 mod wait;
 mod yielding;
 
@@ -41,10 +42,10 @@ use crate::trace::{EventKind, Ring, TraceEvent};
 use crate::unwind;
 use crossbeam_utils::CachePadded;
 use exchange::Exchange;
-use std::cell::{Cell, RefCell, UnsafeCell};
-use std::collections::VecDeque;
+use std::cell::{Cell, RefCell};
 use std::ptr;
 use std::sync::Arc;
+use tasks::Tasks;
 
 pub(crate) use wait::Reclaim;
 pub(crate) use yielding::Yielded;
@@ -113,7 +114,7 @@ pub(crate) struct WorkerThread {
     /// Private stack of unstarted tasks, oldest at the front. Only this thread touches it.
     /// Under a sender-initiated policy it holds the tasks no decision has seen yet (*undecided*);
     /// the ones decided to stay here move to `standing`.
-    stack: UnsafeCell<VecDeque<JobRef>>,
+    stack: Tasks,
     pub(crate) index: usize,
     pub(crate) registry: Arc<Registry>,
     machine: RefCell<Box<dyn Machine>>,
@@ -144,7 +145,7 @@ pub(crate) struct WorkerThread {
     /// two together, `standing` then `stack`, are this worker's waiting tasks in creation order.
     /// Kept off the stack so that a `join`'s in-place test counts only undecided tasks (README,
     /// "Kept tasks"). Only this thread touches it. Boxed for the reason `beat` is.
-    standing: Box<UnsafeCell<VecDeque<JobRef>>>,
+    standing: Box<Tasks>,
     /// Waits in progress on this thread's stack (see [`HELP_DEPTH`]).
     depth: Cell<u32>,
     /// Tasks in execution on this thread's stack ([`WorkerThread::execute`]): more than one
@@ -188,7 +189,7 @@ impl WorkerThread {
             own_exchange,
             idle,
             deque,
-            stack: UnsafeCell::new(VecDeque::with_capacity(64)),
+            stack: Tasks::with_capacity(64),
             index,
             machine: RefCell::new(machine),
             counters: Arc::clone(&registry.workers[index].stats),
@@ -199,7 +200,7 @@ impl WorkerThread {
             stride: Cell::new(1),
             last_clock: Cell::new(0),
             beat: Box::new(Cell::new(Heartbeat::default())),
-            standing: Box::new(UnsafeCell::new(VecDeque::new())),
+            standing: Box::new(Tasks::with_capacity(0)),
             registry,
             depth: Cell::new(0),
             running: Cell::new(0),
@@ -229,10 +230,12 @@ impl WorkerThread {
 /// when the pool is dropped could pull it from under a `join` running on this thread).
 ///
 /// Only receiver-initiated pools of two or more adopt (the builder checks). So that nothing
-/// waits for a worker that is away, the adopted worker keeps the idle state it starts in for
-/// good: its request cell stays `BLOCKED` (every request to it fails at once; thieves steal from
-/// its public deque instead) and it stays counted in `idle`; and it publishes every task it
-/// makes at once, as rayon does, so none is ever hidden on its private stack when it leaves.
+/// waits for a worker that is away, the adopted worker's request cell stays `BLOCKED` for good
+/// (every request to it fails at once; thieves steal from its public deque instead, where it
+/// promotes a task while some worker is idle). It is counted in `idle` only while it waits,
+/// as any worker: counted for good, every other worker would see demand at every poll point
+/// and promote and serve all the time. Its private tasks belong to `join` frames, which end
+/// before it leaves the pool's work, so none is left behind.
 pub(crate) fn adopt(deque: Worker<JobRef>, registry: Arc<Registry>) {
     debug_assert!(WorkerThread::current().is_null());
     debug_assert_eq!(WorkerThread::mode_of(&registry), Mode::Stealing);
@@ -241,6 +244,9 @@ pub(crate) fn adopt(deque: Worker<JobRef>, registry: Arc<Registry>) {
     // To the policy the worker is busy while away (SB lists it as a donor, so idle workers
     // look at its deque); its waits tell the policy when it is idle, as any worker's do.
     worker.machine.borrow_mut().busy(&worker.env());
+    // Counted idle only while it waits (`idle_stretch`), not while it runs its own code: the
+    // pool starts with every worker counted idle, this one included.
+    worker.idle_count().fetch_sub(1, Ordering::SeqCst);
     WORKER_THREAD.with(|t| t.set(worker));
 }
 
@@ -339,22 +345,15 @@ impl WorkerThread {
     }
 
     /// The private stack.
-    #[allow(clippy::mut_from_ref)]
     #[inline(always)]
-    fn stack(&self) -> &mut VecDeque<JobRef> {
-        // SAFETY: only this worker's thread touches its private stack, and no caller keeps the
-        // reference across a call that could reach the stack again (every use is a single
-        // push, pop or length read, or a loop that only touches the stack itself).
-        unsafe { &mut *self.stack.get() }
+    fn stack(&self) -> &Tasks {
+        &self.stack
     }
 
     /// The standing queue (`standing`).
-    #[allow(clippy::mut_from_ref)]
     #[inline(always)]
-    fn standing(&self) -> &mut VecDeque<JobRef> {
-        // SAFETY: as for `stack`: only this worker's thread touches it, and no caller keeps the
-        // reference across a call that could reach it again.
-        unsafe { &mut *self.standing.get() }
+    fn standing(&self) -> &Tasks {
+        &self.standing
     }
 
     /// This worker's waiting tasks: its private stack and its standing queue.
@@ -385,10 +384,14 @@ impl WorkerThread {
         match self.mode {
             Mode::Solo => true,
             Mode::Stealing => {
-                if self.exchange().pending() || self.demand() {
+                // A join that makes a task serves after pushing it (`push_private`): a thief
+                // that asked while the stack was empty then gets the new task instead of a
+                // reject. Only a join that runs in place serves here.
+                let in_place = self.stack().len() >= PRIVATE_TASKS;
+                if in_place && (self.exchange().pending() || self.demand()) {
                     self.serve();
                 }
-                self.stack().len() >= PRIVATE_TASKS
+                in_place
             }
             Mode::Placing => {
                 // The poll comes after the push for a join that makes a task (`push_private`),
@@ -468,7 +471,11 @@ impl WorkerThread {
         // The task just pushed may be the one to give: a `join` whose `a` has no poll points
         // would otherwise hide it until `a` ends.
         match self.mode {
-            Mode::Stealing if self.demand() || self.eager.get() != 0 => self.serve(),
+            Mode::Stealing
+                if self.exchange().pending() || self.demand() || self.eager.get() != 0 =>
+            {
+                self.serve()
+            }
             // A hungry worker waits until somebody sends it work: poll now rather than at the
             // end of the adaptive stride, which may come only after a long stretch of coarse
             // joins (README, "Hunger").
@@ -501,17 +508,36 @@ impl WorkerThread {
         is_b && self.pop_stack().is_some()
     }
 
-    /// Pops the newest task of the own stack or public deque.
+    /// Pops the newest task of the own stack or public deque. Under a sender-initiated policy
+    /// an exposed task has two holders (`place.rs`, `expose_copy`): the one found second is a
+    /// husk, dropped here, so that nobody counts it as work.
     #[inline]
     pub(crate) fn pop_own(&self) -> Option<JobRef> {
-        self.pop_stack().or_else(|| self.deque.pop())
+        loop {
+            let job = self.pop_stack().or_else(|| self.deque.pop())?;
+            if job.is_ticket() && Ticket::is_claimed(&job) {
+                // SAFETY: a ticket JobRef taken from the own queues is consumed here, once.
+                let taken = unsafe { Ticket::redeem(job) };
+                debug_assert!(taken.is_none());
+                continue;
+            }
+            return Some(job);
+        }
     }
 
-    /// A spawned task: public at once under receiver-initiated policies (see the module docs),
-    /// onto the private stack under sender-initiated ones (placed at a heartbeat).
+    /// A spawned task: public at once under receiver-initiated policies (see the module docs);
+    /// under sender-initiated ones, onto the private stack for the policy to place at a
+    /// heartbeat, and *exposed* at once as well (a ticket with a copy in the public deque,
+    /// `place.rs`), since its creator may block before any decision moves it.
     pub(crate) fn push_spawn(&self, job: JobRef) {
         if self.mode == Mode::Placing {
+            let job = if job.is_ticket() {
+                job
+            } else {
+                Ticket::job_ref(&Ticket::new(job))
+            };
             self.push_stack(job);
+            self.expose_copy(job);
         } else {
             bump(&self.counters().spawned, 1);
             self.deque.push(job);
@@ -532,21 +558,23 @@ impl WorkerThread {
         ticket
     }
 
-    /// Counts a task that runs here, then runs it.
+    /// Counts a task that runs here, then runs it. Returns whether a task ran: a ticket whose
+    /// task another holder claimed first is a husk, dropped unrun.
     #[inline]
-    pub(crate) fn execute(&self, mut job: JobRef) {
+    pub(crate) fn execute(&self, mut job: JobRef) -> bool {
         if job.is_ticket() {
             // SAFETY: a ticket JobRef taken from a queue is redeemed exactly once, here.
             match unsafe { Ticket::redeem(job) } {
                 Some(inner) => job = inner,
-                None => return, // its creator took the task back
+                None => return false, // its creator took the task back, or a rescuer ran it
             }
         }
+        // Jobs catch their closures' panics; an unwind out of one, or out of the poll point
+        // before it (policy, heartbeat and trace code), would leave the job's waiter pointing
+        // at a frame that is gone.
+        let guard = unwind::AbortOnUnwind::new("a task's execution");
         let remote = self.count_execution(&job);
         self.poll();
-        // Jobs catch their closures' panics; an unwind out of one would leave its waiter
-        // pointing at a frame that is gone.
-        let guard = unwind::AbortOnUnwind::new("a task's execution");
         // No unwind passes this frame (the guard aborts), so the count is restored below.
         self.running.set(self.running.get() + 1);
         if remote && self.tracing() {
@@ -561,6 +589,7 @@ impl WorkerThread {
         }
         self.running.set(self.running.get() - 1);
         guard.disarm();
+        true
     }
 
     /// Whether the task running now sits on top of another task of this thread that is
@@ -686,8 +715,7 @@ impl WorkerThread {
     /// or in the standing queue (work queued above a `join`'s `b`, which runs before `b` is
     /// taken back).
     pub(crate) fn pop_private_above(&self, id: *const ()) -> Option<JobRef> {
-        let is_b = |job: &JobRef| job.id() == id;
-        if !self.stack().iter().rev().any(is_b) && !self.standing().iter().rev().any(is_b) {
+        if !self.stack().contains(id) && !self.standing().contains(id) {
             return None;
         }
         self.pop_stack()

@@ -10,6 +10,7 @@ use crate::policy::machine::{self, BeatSteps};
 use crate::stats::bump;
 use crate::sync::Ordering;
 use crate::trace::EventKind;
+use crate::unwind;
 
 /// A worker's poll point as [`machine::Heartbeat::run`] drives it.
 struct Steps<'a>(&'a WorkerThread);
@@ -39,6 +40,13 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     pub(super) fn clock_poll(&self) {
+        // Inside user frames, as every poll point: no unwind may pass (`serve`).
+        let guard = unwind::AbortOnUnwind::new("a poll point's heartbeat");
+        self.clock_poll_guarded();
+        guard.disarm();
+    }
+
+    fn clock_poll_guarded(&self) {
         let registry = &*self.registry;
         let now = registry.now_ns();
         let elapsed = now.saturating_sub(self.last_clock.get()).max(1);
@@ -68,6 +76,13 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     pub(super) fn heartbeat(&self, now: u64) {
+        // Inside user frames, as every poll point: no unwind may pass (`serve`).
+        let guard = unwind::AbortOnUnwind::new("a poll point's heartbeat");
+        self.heartbeat_guarded(now);
+        guard.disarm();
+    }
+
+    fn heartbeat_guarded(&self, now: u64) {
         // Under loom every poll point is a heartbeat: the models explore every decision point
         // instead of depending on the clock.
         if cfg!(loom) {
@@ -87,8 +102,57 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     pub(super) fn hungry_poll(&self) {
+        let guard = unwind::AbortOnUnwind::new("a poll point's placement");
         self.heartbeat(self.registry.now_ns());
         self.stand();
+        self.expose_waiting();
+        guard.disarm();
+    }
+
+    /// While some worker is hungry, every task this worker keeps waiting is *exposed*: it
+    /// becomes a ticket with a copy in the public deque, which a hungry worker takes once the
+    /// rescue bound has passed without a decision sending it work (`README.md`, "Rescue"). A
+    /// task exposed once stays a ticket, so this only wraps the tasks made since the last time;
+    /// a `join`'s `b` records its ticket, so its frame takes it back or waits for it.
+    fn expose_waiting(&self) {
+        for queue in [self.standing(), self.stack()] {
+            for i in 0..queue.len() {
+                let Some(job) = queue.get(i) else { break };
+                if job.is_ticket() {
+                    continue;
+                }
+                let ticket = Ticket::new(job);
+                let queued = Ticket::job_ref(&ticket);
+                if job.awaited() {
+                    // SAFETY: `job` is a `join`'s `b` this worker created and still holds on
+                    // its own queue; its frame reads the ticket only on this thread, after it
+                    // finds `b` gone.
+                    unsafe { job.set_ticket(ticket) };
+                }
+                queue.replace(i, queued);
+                self.expose_copy(queued);
+            }
+        }
+    }
+
+    /// Puts a copy of the ticket `job` (which stays where it is) into the public deque, after
+    /// dropping the copies at its top whose tasks already ran (husks), and makes sure an idle
+    /// worker will look at it.
+    pub(super) fn expose_copy(&self, job: JobRef) {
+        while let Some(top) = self.deque.pop() {
+            if Ticket::is_claimed(&top) {
+                // SAFETY: a ticket JobRef taken from the deque is consumed here, once.
+                let taken = unsafe { Ticket::redeem(top) };
+                debug_assert!(taken.is_none());
+            } else {
+                self.deque.push(top);
+                break;
+            }
+        }
+        // SAFETY: `job` is a ticket JobRef that still owns its reference (it is on this
+        // worker's own queue).
+        self.deque.push(unsafe { Ticket::copy_ref(&job) });
+        self.registry.notify_new_job(self.index);
     }
 
     /// Whether a task no decision has seen waits on the stack.

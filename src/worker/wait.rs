@@ -14,14 +14,16 @@
 
 use super::{Mode, WorkerThread, HELP_DEPTH, SEARCH_ROUNDS};
 use crate::job::JobRef;
+use crate::job::Ticket;
 use crate::latch::Probe;
-use crate::policy::Reach;
+use crate::sleep::Recheck;
 use crate::stats::bump;
 use crate::sync::deque::Steal;
 use crate::sync::{broken, AtomicUsize, Broken, Ordering};
 use crate::trace::{EventKind, NO_PEER};
 use crate::unwind;
 use std::cell::Cell;
+use std::time::Duration;
 
 /// The longest a placing waiter lingers awake, yielding, before it sleeps (ns): one heartbeat,
 /// but never more than this, so that a long heartbeat does not keep idle workers busy.
@@ -90,6 +92,68 @@ impl Drop for Hunger<'_> {
     }
 }
 
+/// An idle stretch's view of work it sees but may not take now (`README.md`, "Rescue"): when
+/// it first saw some, so that it takes it once the pool's rescue bound has passed. Dropped at
+/// the end of the search: a worker that saw such work and leaves without having rescued it
+/// makes sure another idle worker will look at it (`Sleep::notify_rescuer`).
+struct Rescue<'a> {
+    worker: &'a WorkerThread,
+    since: Cell<Option<u64>>,
+    rescued: Cell<bool>,
+}
+
+impl<'a> Rescue<'a> {
+    fn new(worker: &'a WorkerThread) -> Self {
+        Rescue {
+            worker,
+            since: Cell::new(None),
+            rescued: Cell::new(false),
+        }
+    }
+
+    /// Such work is visible now: how long until it may be taken (zero: now).
+    fn seen(&self) -> Duration {
+        let registry = &*self.worker.registry;
+        let now = registry.now_ns();
+        let since = *self.since.get().get_or_insert(now);
+        self.since.set(Some(since));
+        Duration::from_nanos((since + registry.rescue_ns).saturating_sub(now))
+    }
+
+    /// Nothing of the kind is visible: a later sighting starts a new bound.
+    fn forget(&self) {
+        self.since.set(None);
+    }
+
+    /// Whether the bound has passed since the worker first saw such work.
+    fn due(&self) -> bool {
+        self.since.get().is_some_and(|since| {
+            let registry = &*self.worker.registry;
+            registry.now_ns() >= since + registry.rescue_ns
+        })
+    }
+
+    /// The sleep re-check's answer for work that may only be rescued.
+    fn recheck(&self, visible: bool) -> Recheck {
+        if !visible {
+            self.forget();
+            return Recheck::Nothing;
+        }
+        match self.seen() {
+            Duration::ZERO => Recheck::Work,
+            wait => Recheck::Until(wait),
+        }
+    }
+}
+
+impl Drop for Rescue<'_> {
+    fn drop(&mut self) {
+        if self.since.get().is_some() && !self.rescued.get() {
+            self.worker.registry.sleep.notify_rescuer();
+        }
+    }
+}
+
 impl WorkerThread {
     /// Runs other work until `latch` is set.
     #[inline]
@@ -145,6 +209,7 @@ impl WorkerThread {
 
     fn search_stealing<L: Probe>(&self, latch: &L) -> Found {
         let mut rounds = 0;
+        let rescue = Rescue::new(self);
         loop {
             if latch.probe() {
                 return Found::LatchSet;
@@ -157,6 +222,11 @@ impl WorkerThread {
                 Acquired::Contended => continue,
                 Acquired::Nothing => {}
             }
+            if rescue.due() {
+                if let Some(job) = self.take_rescue(&rescue) {
+                    return Found::Job(job);
+                }
+            }
             rounds += 1;
             if rounds < SEARCH_ROUNDS {
                 crate::sync::yield_now();
@@ -164,10 +234,13 @@ impl WorkerThread {
             }
             rounds = 0;
             let asleep = self.trace_now();
-            let slept = self
-                .registry
-                .sleep
-                .sleep(self.index, || latch.probe() || self.work_visible(false));
+            let slept = self.registry.sleep.sleep(self.index, || {
+                if latch.probe() || self.work_visible(false) {
+                    Recheck::Work
+                } else {
+                    rescue.recheck(self.rescue_visible(false))
+                }
+            });
             if slept {
                 bump(&self.counters().sleeps, 1);
                 self.record_sleep(asleep);
@@ -194,7 +267,9 @@ impl WorkerThread {
 
     /// The deep waiter (module docs): it only takes back what it waits for, or runs work from
     /// outside the pool, and otherwise sleeps until its latch is set. Every task it could wait
-    /// for can be taken back while unstarted, so this cannot deadlock.
+    /// for can be taken back while unstarted, so this cannot deadlock. Its own queued tasks
+    /// (which other workers may rescue meanwhile) it runs itself only when they have waited
+    /// for the rescue bound (`README.md`, "Rescue").
     fn wait_deep<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Reclaim>) {
         while !latch.probe() {
             if reclaim.is_some_and(|r| r.reclaim(self)) {
@@ -216,7 +291,8 @@ impl WorkerThread {
     /// search gives the worker the task was placed on the first chance. Lingering matters
     /// because a placing worker cannot ask for work: it can only be sent some, at most once per
     /// heartbeat by each busy worker, and a task that finds it asleep pays a wake-up first
-    /// (measured in `docs/sender.md`).
+    /// (measured in `docs/sender.md`). Work the policy does not send it, it rescues once the
+    /// rescue bound has passed (`README.md`, "Rescue"); a deep waiter rescues only its own.
     fn search_placing<L: Probe>(
         &self,
         latch: &L,
@@ -231,6 +307,7 @@ impl WorkerThread {
             idle: self.idle_count(),
             counted: Cell::new(false),
         };
+        let rescue = Rescue::new(self);
         loop {
             if latch.probe() {
                 return Found::LatchSet;
@@ -242,6 +319,16 @@ impl WorkerThread {
             };
             if let Some(job) = own.or_else(|| self.take_outside()) {
                 return Found::Job(job);
+            }
+            if rescue.due() {
+                let rescued = if deep {
+                    self.take_own_late(&rescue)
+                } else {
+                    self.take_rescue(&rescue)
+                };
+                if let Some(job) = rescued {
+                    return Found::Job(job);
+                }
             }
             rounds += 1;
             if rounds < SEARCH_ROUNDS {
@@ -271,7 +358,14 @@ impl WorkerThread {
             // (a scope task that spawned a sibling): its spawner notified us after adding it.
             let asleep = self.trace_now();
             let slept = self.registry.sleep.sleep(self.index, || {
-                latch.probe() || self.work_visible(deep) || reclaim.is_some_and(|r| r.may_reclaim())
+                if latch.probe()
+                    || self.work_visible(deep)
+                    || reclaim.is_some_and(|r| r.may_reclaim())
+                {
+                    Recheck::Work
+                } else {
+                    rescue.recheck(self.rescue_visible(deep))
+                }
             });
             if slept {
                 bump(&self.counters().sleeps, 1);
@@ -302,14 +396,18 @@ impl WorkerThread {
             .store(since + 1, Ordering::Relaxed);
         self.machine.borrow_mut().idle(&self.env());
         let stealing = self.mode == Mode::Stealing;
-        // A worker still in the idle state it started in is blocked and counted already.
-        // An adopted worker stays blocked and counted idle for good (`adopt`).
-        let stealing = stealing && !self.adopted;
-        if stealing && !self.starts_blocked.replace(false) {
+        // A worker still in the idle state it started in is blocked and counted already. An
+        // adopted worker's cell stays blocked for good; it is counted idle while it waits
+        // (`adopt`).
+        if stealing && self.adopted {
+            self.idle_count().fetch_add(1, Ordering::SeqCst);
+        } else if stealing && !self.starts_blocked.replace(false) {
             self.block_requests();
         }
         let found = search();
-        if stealing {
+        if stealing && self.adopted {
+            self.idle_count().fetch_sub(1, Ordering::SeqCst);
+        } else if stealing {
             self.unblock_requests();
         }
         self.machine.borrow_mut().busy(&self.env());
@@ -405,9 +503,11 @@ impl WorkerThread {
         }
     }
 
-    /// The sleep re-check: is there anything this worker could act on? Private stacks of
-    /// other workers are not looked at: a busy worker that sees idle workers promotes work to
-    /// its public deque and wakes one (README, "Promotion").
+    /// The sleep re-check: is there anything this worker could act on now? Private stacks of
+    /// other workers are not looked at: a busy worker that sees idle workers promotes or
+    /// exposes work to its public deque and wakes one (README, "Promotion", "Rescue"). Work
+    /// in a public deque the policy does not let this worker ask for is not counted here but
+    /// by [`WorkerThread::rescue_visible`].
     fn work_visible(&self, deep: bool) -> bool {
         let registry = &*self.registry;
         // Termination is not work: the main loop waits for it as its latch, which the re-check
@@ -424,11 +524,55 @@ impl WorkerThread {
         if self.mode != Mode::Stealing {
             return false;
         }
-        let worth = |w: usize| !registry.workers[w].stealer.is_empty();
-        match registry.policy.reach() {
-            Reach::All => (0..registry.num_threads()).any(|w| w != self.index && worth(w)),
-            Reach::Neighbors => registry.graph.neighbors(self.index).any(worth),
-            Reach::Nothing => false,
+        // The policy decides what is worth waking for: the same victims its searches may ask.
+        let env = self.env();
+        let machine = self.machine.borrow();
+        (0..registry.num_threads()).any(|w| {
+            w != self.index && !registry.workers[w].stealer.is_empty() && machine.may_ask(&env, w)
+        })
+    }
+
+    /// Whether work this worker may rescue is visible: a task in another worker's public
+    /// deque; for a deep waiter, its own queued tasks (`README.md`, "Rescue").
+    fn rescue_visible(&self, deep: bool) -> bool {
+        let registry = &*self.registry;
+        if deep {
+            return self.waiting() != 0
+                || !self.deque.is_empty()
+                || !registry.workers[self.index].inbox.is_empty();
         }
+        (0..registry.num_threads())
+            .any(|w| w != self.index && !registry.workers[w].stealer.is_empty())
+    }
+
+    /// A rescue: a task from any other worker's public deque, whatever the policy says (its
+    /// bound has passed). Copies of tasks that already ran elsewhere (husks) are dropped.
+    fn take_rescue(&self, rescue: &Rescue<'_>) -> Option<JobRef> {
+        let registry = &*self.registry;
+        let p = registry.num_threads();
+        for w in (self.index + 1..p).chain(0..self.index) {
+            while let Some(job) = steal_retrying(|| registry.workers[w].stealer.steal()) {
+                if job.is_ticket() && Ticket::is_claimed(&job) {
+                    // SAFETY: a ticket JobRef taken from a deque is consumed here, once.
+                    let taken = unsafe { Ticket::redeem(job) };
+                    debug_assert!(taken.is_none());
+                    continue;
+                }
+                rescue.rescued.set(true);
+                bump(&self.counters().rescued, 1);
+                self.record(EventKind::Stolen, w as u32, job.hops());
+                return Some(job);
+            }
+        }
+        None
+    }
+
+    /// A deep waiter's own queued tasks, once they have waited for the rescue bound without
+    /// another worker taking them: it runs them itself rather than leave them (and whoever
+    /// waits for them) stranded.
+    fn take_own_late(&self, rescue: &Rescue<'_>) -> Option<JobRef> {
+        let job = self.take_placed().or_else(|| self.pop_own())?;
+        rescue.rescued.set(true);
+        Some(job)
     }
 }

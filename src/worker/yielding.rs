@@ -46,11 +46,9 @@ impl WorkerThread {
 
     fn run_one(&self, job: Option<JobRef>) -> Yielded {
         match job {
-            Some(job) => {
-                self.execute(job);
-                Yielded::Executed
-            }
-            None => Yielded::Idle,
+            Some(job) if self.execute(job) => Yielded::Executed,
+            // Nothing, or a husk (a copy of a task that already ran elsewhere).
+            _ => Yielded::Idle,
         }
     }
 

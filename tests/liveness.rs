@@ -1,0 +1,310 @@
+//! Liveness under every policy: a worker that stays idle while another holds work it could run
+//! gets some of it within a bounded time, whatever the policy decides (`src/worker/README.md`,
+//! "Rescue"). Each case is a program rayon always completes: a task that spawns work and then
+//! blocks outside the pool until that work ran, a `join` whose `a` waits for its `b`, a search
+//! over a range no single worker can walk, a worker whose neighbours are all busy, and waits
+//! nested across pools deeper than the deep waiters' threshold. Every case runs in a child
+//! process under a time limit, so a hang fails its test.
+
+mod common;
+
+use common::*;
+use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder, Topology};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+/// The limit of each child process: every case finishes in well under a second a trial; a
+/// trial that hangs holds the child until this kills it.
+const CHILD_LIMIT: Duration = Duration::from_secs(120);
+
+/// Runs `body` in a child process named after the test and asserts that it passed in time.
+fn run_in_child(name: &str, body: impl FnOnce()) {
+    if let Some(out) = in_child(name, CHILD_LIMIT, |_| {}) {
+        assert_child_passed(name, &out);
+        return;
+    }
+    body();
+}
+
+/// Policies with parameters at their extremes, where a policy refuses what is visible (a
+/// `min` no queue reaches, a manager that serves only its own workers) or decides rarely.
+const EXTREMES: [&str; 8] = [
+    "most-loaded:min=4",
+    "most-loaded:min=1000000,scope=neighbors",
+    "most-loaded:load=time",
+    "sl",
+    "ml:levels=2,group=2",
+    "acwn:interval=1000000,low=0,high=1000000",
+    "gradient:interval=1000000,low=1000000,high=1000000",
+    "nn",
+];
+
+/// The ways a task can hand work to the pool and then block until that work has run.
+const FORMS: [&str; 5] = [
+    "spawn",
+    "spawn after 16 others",
+    "scope",
+    "scope after 40 siblings",
+    "scope_fifo",
+];
+
+/// Inside `pool`, makes work in the way `form` names, and blocks on a channel until it ran.
+fn spawn_then_block(pool: &ThreadPool, form: &str) -> u32 {
+    let (tx, rx) = mpsc::channel::<u32>();
+    let noise = Arc::new(AtomicUsize::new(0));
+    pool.install(move || match form {
+        "spawn" => {
+            hypersteal::spawn(move || tx.send(7).unwrap());
+            rx.recv().unwrap()
+        }
+        "spawn after 16 others" => {
+            for _ in 0..16 {
+                let noise = Arc::clone(&noise);
+                hypersteal::spawn(move || {
+                    noise.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+            hypersteal::spawn(move || tx.send(7).unwrap());
+            rx.recv().unwrap()
+        }
+        "scope" => hypersteal::scope(move |s| {
+            s.spawn(move |_| tx.send(7).unwrap());
+            rx.recv().unwrap()
+        }),
+        "scope after 40 siblings" => hypersteal::scope(move |s| {
+            for _ in 0..40 {
+                let noise = Arc::clone(&noise);
+                s.spawn(move |_| {
+                    noise.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+            s.spawn(move |_| tx.send(7).unwrap());
+            rx.recv().unwrap()
+        }),
+        "scope_fifo" => hypersteal::scope_fifo(move |s| {
+            s.spawn_fifo(move |_| tx.send(7).unwrap());
+            rx.recv().unwrap()
+        }),
+        other => unreachable!("unknown form {other}"),
+    })
+}
+
+/// A task that spawns work and then blocks outside the pool (a channel's `recv`) until that work
+/// has run, with the pool's other workers idle: the work must reach one of them.
+#[test]
+fn work_spawned_before_a_blocking_wait_reaches_an_idle_worker() {
+    let name = "work_spawned_before_a_blocking_wait_reaches_an_idle_worker";
+    run_in_child(name, || {
+        for policy in Policy::all() {
+            for workers in [2, 4, 8] {
+                for form in FORMS {
+                    for trial in 0..3 {
+                        let pool = pool(policy, Topology::Hypercube, workers);
+                        let got = spawn_then_block(&pool, form);
+                        assert_eq!(got, 7, "{policy}, {workers} workers, {form}, trial {trial}");
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Waits, on a worker of `pool`, until every other worker of it has been idle for a while
+/// (its idle time grew by at least 4 ms over 5 ms): the state a `join` below must find.
+fn until_the_others_idle(pool: &ThreadPool) {
+    let me = hypersteal::current_thread_index().expect("called on a worker");
+    let idle = |w: usize| pool.stats().workers[w].idle;
+    let others = (0..pool.current_num_threads()).filter(|&w| w != me);
+    for w in others {
+        loop {
+            let before = idle(w);
+            std::thread::sleep(Duration::from_millis(5));
+            if idle(w).saturating_sub(before) >= Duration::from_millis(4) {
+                break;
+            }
+        }
+    }
+}
+
+/// A `join` whose `a` waits (on a channel, at a barrier) until `b` has run, while the pool's
+/// other worker is idle: `b` must reach it (rayon's `join_context_second`). Every policy gives
+/// this guarantee when some worker is idle at the `join`; a `b` pushed while every worker is
+/// busy, by an `a` that then blocks, may stay hidden (`src/worker/README.md`, "Promotion").
+#[test]
+fn a_join_whose_a_waits_for_b_completes_under_every_policy() {
+    let name = "a_join_whose_a_waits_for_b_completes_under_every_policy";
+    run_in_child(name, || {
+        for policy in Policy::all() {
+            for trial in 0..5 {
+                let pool = pool(policy, Topology::Complete, 2);
+                pool.install(|| ());
+                let (tx, rx) = mpsc::channel::<u32>();
+                let got = pool.install(|| {
+                    until_the_others_idle(&pool);
+                    hypersteal::join(move || rx.recv().unwrap(), move || tx.send(7).unwrap())
+                });
+                assert_eq!(got.0, 7, "{policy}, channel, trial {trial}");
+                let barrier = Barrier::new(2);
+                let (a, b) = pool.install(|| {
+                    until_the_others_idle(&pool);
+                    hypersteal::join_context(
+                        |_| {
+                            barrier.wait();
+                            1
+                        },
+                        |ctx| {
+                            barrier.wait();
+                            ctx.migrated()
+                        },
+                    )
+                });
+                assert_eq!(a, 1);
+                assert!(b, "{policy}: b ran elsewhere, trial {trial}");
+            }
+        }
+    });
+}
+
+/// Searches over ranges no single worker could walk (10^27 items): the match sits near one end
+/// and only the half holding it finishes, so the search ends only if the idle worker gets that
+/// half.
+#[test]
+fn searches_too_long_for_one_worker_finish_under_every_policy() {
+    use hypersteal::prelude::*;
+    let name = "searches_too_long_for_one_worker_finish_under_every_policy";
+    run_in_child(name, || {
+        let len: u128 = 10u128.pow(27);
+        // Not `random-alloc`: a task it keeps never moves again, and here both workers stay
+        // busy for good (the halves without the match never end), so the kept half with the
+        // match waits behind them (`docs/sender.md`, "What random allocation cannot promise").
+        for policy in Policy::all()
+            .into_iter()
+            .filter(|p| *p != Policy::RandomAlloc)
+        {
+            let pool = pool(policy, Topology::Hypercube, 2);
+            for trial in 0..3 {
+                let last = pool.install(|| (0..len).into_par_iter().find_last(|&x| x % 5 == 0));
+                assert_eq!(last, Some(len - 5), "{policy}: find_last, trial {trial}");
+                let first = pool.install(|| (0..len).into_par_iter().find_first(|&x| x == 3));
+                assert_eq!(first, Some(3), "{policy}: find_first, trial {trial}");
+                let any = pool.install(|| {
+                    (0..len)
+                        .into_par_iter()
+                        .find_any(|&x| x == len - 2 || x == 1)
+                });
+                assert!(
+                    any == Some(1) || any == Some(len - 2),
+                    "{policy}: find_any gave {any:?}, trial {trial}"
+                );
+            }
+        }
+    });
+}
+
+/// A worker whose only neighbours are blocked in user code while a worker two hops away holds
+/// work: under `nn` nobody in its neighbourhood has anything to give, yet it must get the work
+/// (ring of four: 0 holds the work, 1 and 3 are blocked, 2 is idle).
+#[test]
+fn an_idle_worker_whose_neighbours_are_blocked_gets_work_from_further_away() {
+    let name = "an_idle_worker_whose_neighbours_are_blocked_gets_work_from_further_away";
+    run_in_child(name, || {
+        for policy in Policy::all() {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(4)
+                .policy(policy)
+                .topology(Topology::Ring)
+                .pin_threads(false)
+                .build()
+                .unwrap();
+            // Two tasks that block until released, on workers 1 and 3 (broadcast places one
+            // on every worker; 0 and 2 return at once).
+            let release = Arc::new(Barrier::new(3));
+            let blocked = Arc::new(Barrier::new(3));
+            {
+                let (release, blocked) = (Arc::clone(&release), Arc::clone(&blocked));
+                pool.spawn_broadcast(move |ctx| {
+                    if ctx.index() % 2 == 1 {
+                        blocked.wait();
+                        release.wait();
+                    }
+                });
+            }
+            blocked.wait();
+            // The work: a task that makes another and waits for it on a channel, from outside.
+            let (tx, rx) = mpsc::channel::<u32>();
+            let got = pool.install(move || {
+                hypersteal::spawn(move || tx.send(7).unwrap());
+                rx.recv().unwrap()
+            });
+            assert_eq!(got, 7, "{policy}");
+            release.wait();
+        }
+    });
+}
+
+/// Two pools that call into each other 40 times, so the second pool's workers wait more than
+/// the deep waiters' threshold deep; at the bottom a worker of the first pool opens an in-place
+/// scope in the second and spawns a task that spawns a sibling through its `&Scope`. The
+/// sibling must run.
+#[test]
+fn a_sibling_spawned_by_a_deep_waiter_runs() {
+    let name = "a_sibling_spawned_by_a_deep_waiter_runs";
+    run_in_child(name, || {
+        fn dive(a: &ThreadPool, b: &ThreadPool, depth: usize, ran: &AtomicUsize) {
+            if depth == 0 {
+                b.in_place_scope(|s| {
+                    s.spawn(|s| {
+                        ran.fetch_add(1, Ordering::Relaxed);
+                        s.spawn(|_| {
+                            ran.fetch_add(1, Ordering::Relaxed);
+                        });
+                    });
+                });
+                return;
+            }
+            if depth.is_multiple_of(2) {
+                b.install(|| dive(a, b, depth - 1, ran));
+            } else {
+                a.install(|| dive(a, b, depth - 1, ran));
+            }
+        }
+        for policy in Policy::all() {
+            for trial in 0..3 {
+                let a = pool(Policy::default(), Topology::Complete, 1);
+                let b = pool(policy, Topology::Complete, 2);
+                let ran = AtomicUsize::new(0);
+                a.install(|| dive(&a, &b, 40, &ran));
+                assert_eq!(ran.load(Ordering::Relaxed), 2, "{policy}, trial {trial}");
+            }
+        }
+    });
+}
+
+/// An idle worker beside a task its policy refuses (below `most-loaded`'s `min`, with a worker
+/// its manager does not serve, decided rarely) neither spins nor leaves the task stranded: it
+/// sleeps until the rescue bound passes, takes the task, and the pool comes to rest.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_task_the_policy_refuses_runs_and_the_pool_comes_to_rest() {
+    let name = "a_task_the_policy_refuses_runs_and_the_pool_comes_to_rest";
+    run_in_child(name, || {
+        for spec in EXTREMES {
+            let policy: Policy = spec.parse().unwrap();
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(4)
+                .policy(policy)
+                .topology(Topology::Ring)
+                .pin_threads(false)
+                .thread_name(|i| format!("refuse-{i}"))
+                .build()
+                .unwrap();
+            for form in FORMS {
+                assert_eq!(spawn_then_block(&pool, form), 7, "{spec}, {form}");
+            }
+            assert_at_rest("refuse-", 4, Duration::from_secs(5), spec);
+            pool.shutdown();
+        }
+    });
+}
