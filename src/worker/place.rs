@@ -12,6 +12,9 @@ use crate::sync::Ordering;
 use crate::trace::EventKind;
 use crate::unwind;
 
+/// Tasks at the front of each own queue a hungry poll point looks at to expose (`expose_waiting`).
+const EXPOSE_SCAN: usize = 8;
+
 /// A worker's poll point as [`machine::Heartbeat::run`] drives it.
 struct Steps<'a>(&'a WorkerThread);
 
@@ -114,9 +117,13 @@ impl WorkerThread {
     /// rescue bound has passed without a decision sending it work (`README.md`, "Rescue"). A
     /// task exposed once stays a ticket, so this only wraps the tasks made since the last time;
     /// a `join`'s `b` records its ticket, so its frame takes it back or waits for it.
+    ///
+    /// Only the oldest [`EXPOSE_SCAN`] tasks of each queue are looked at, so that a poll point
+    /// costs the same whatever the queues hold (a scope body that spawns 100,000 tasks while a
+    /// worker is hungry polls at every spawn); spawns are exposed when made anyway.
     fn expose_waiting(&self) {
         for queue in [self.standing(), self.stack()] {
-            for i in 0..queue.len() {
+            for i in 0..queue.len().min(EXPOSE_SCAN) {
                 let Some(job) = queue.get(i) else { break };
                 if job.is_ticket() {
                     continue;
