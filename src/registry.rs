@@ -571,7 +571,10 @@ impl Drop for Registry {
 impl LoadView for Registry {
     fn queued(&self, w: usize) -> usize {
         let info = &self.workers[w];
-        info.exchange.published_load() + info.stealer.len() + info.inbox.len()
+        // Under a sender-initiated policy the public deque holds only exposed copies of tasks
+        // the published load already counts (`src/worker/README.md`, "Rescue").
+        let public = if self.placing { 0 } else { info.stealer.len() };
+        info.exchange.published_load() + public + info.inbox.len()
     }
 
     fn ns_per_task(&self, w: usize) -> f64 {

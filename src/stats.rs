@@ -119,9 +119,11 @@ pub struct WorkerStats {
     /// publishing its next tasks at once (receiver-initiated policies;
     /// `src/worker/README.md`, "Starvation"). Those tasks count in `promoted`.
     pub starved: u64,
-    /// Tasks this worker took, after waiting for the pool's rescue bound, that its policy would
-    /// not have given it: from a worker it may not ask, or (sender-initiated policies) that no
-    /// decision sent it (`src/worker/README.md`, "Rescue"). Counted in `executed` when they run.
+    /// Tasks this worker took from another worker's public deque, after waiting for the pool's
+    /// rescue bound, that its policy would not have given it: from a worker it may not ask, or
+    /// (sender-initiated policies) that no decision sent it (`src/worker/README.md`, "Rescue").
+    /// Each is a transfer, like `requests_ok` and `placed_out`, and counts in `executed` when it
+    /// runs (a copy whose task already ran elsewhere is not taken).
     pub rescued: u64,
     /// The largest hop count of a task this worker received or ran.
     pub max_hops: u64,

@@ -118,7 +118,7 @@ fn transfers_match_requests_or_placements_and_the_stats() {
                 assert_eq!(trace.workers.len(), workers, "{what}");
                 assert_eq!(trace.total_dropped(), 0, "{what}");
                 let total = stats.total();
-                let transfers = total.requests_ok + total.placed_out;
+                let transfers = total.requests_ok + total.placed_out + total.rescued;
                 let m = trace.transfer_matrix();
                 let sum: u64 = m.iter().flatten().sum();
                 assert_eq!(sum, transfers, "{what}: matrix {m:?} vs stats {total:?}");
@@ -193,7 +193,8 @@ fn chrome_export_parses_with_one_track_per_worker() {
             let (stats, _) = settled(&pool);
             let path = dir.join(format!("{policy}.json"));
             pool.write_trace(&path).unwrap();
-            let transfers = stats.total().requests_ok + stats.total().placed_out;
+            let transfers =
+                stats.total().requests_ok + stats.total().placed_out + stats.total().rescued;
             let text = std::fs::read_to_string(&path).unwrap();
             let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
             let events = json["traceEvents"].as_array().expect("traceEvents");

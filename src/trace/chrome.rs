@@ -69,8 +69,8 @@ pub fn write_chrome(trace: &Trace, out: &mut dyn Write) -> io::Result<()> {
                 EventKind::Wake => slice(&mut out, "E", "sleep", "sleep")?,
                 EventKind::TaskStart => slice(&mut out, "B", "transferred task", "task")?,
                 EventKind::TaskEnd => slice(&mut out, "E", "transferred task", "task")?,
-                EventKind::Stolen | EventKind::Placed => {
-                    let (from, to) = if e.kind == EventKind::Stolen {
+                EventKind::Stolen | EventKind::Rescued | EventKind::Placed => {
+                    let (from, to) = if e.kind != EventKind::Placed {
                         (peer as usize, me)
                     } else {
                         (me, peer as usize)

@@ -63,6 +63,10 @@ pub enum EventKind {
     /// The worker obtained a task from `peer` by its request: a transfer from `peer` to this
     /// worker (`hops`: the task's hops). Counted in `requests_ok`.
     Stolen,
+    /// The worker rescued a task from worker `peer`'s public deque (its policy would not give it
+    /// that task, and the pool's rescue bound had passed; `src/worker/README.md`, "Rescue"): a
+    /// transfer from `peer` to this worker (`hops`: the task's hops). Counted in `rescued`.
+    Rescued,
     /// The worker placed one of its tasks into worker `peer`'s inbox: a transfer from this worker
     /// to `peer` (`hops`: the task's hops after the move). Counted in `placed_out`.
     Placed,
@@ -89,6 +93,7 @@ impl EventKind {
             EventKind::RequestRejected => "rejected",
             EventKind::RequestAnswered => "answered",
             EventKind::Stolen => "stolen",
+            EventKind::Rescued => "rescued",
             EventKind::Placed => "placed",
             EventKind::Received => "received",
             EventKind::Promoted => "promoted",
@@ -98,9 +103,13 @@ impl EventKind {
     }
 
     /// Whether this event moves a task from one worker to another ([`EventKind::Stolen`],
-    /// [`EventKind::Placed`]): exactly the events the transfer matrix counts.
+    /// [`EventKind::Rescued`], [`EventKind::Placed`]): exactly the events the transfer matrix
+    /// counts.
     pub fn is_transfer(self) -> bool {
-        matches!(self, EventKind::Stolen | EventKind::Placed)
+        matches!(
+            self,
+            EventKind::Stolen | EventKind::Rescued | EventKind::Placed
+        )
     }
 }
 
@@ -228,9 +237,9 @@ impl Trace {
     }
 
     /// The P x P transfer matrix: `m[from][to]` counts the tasks moved from worker `from` to
-    /// worker `to` (steals by request and placements; a task placed on and forwarded counts once
-    /// per move). With no dropped events it sums to `requests_ok + placed_out` of the pool's
-    /// statistics over the same span.
+    /// worker `to` (steals by request, rescues and placements; a task placed on and forwarded
+    /// counts once per move). With no dropped events it sums to `requests_ok + placed_out +
+    /// rescued` of the pool's statistics over the same span.
     pub fn transfer_matrix(&self) -> Vec<Vec<u64>> {
         let p = self.workers.len();
         let mut m = vec![vec![0u64; p]; p];
@@ -238,7 +247,7 @@ impl Trace {
             for e in events {
                 let peer = e.peer as usize;
                 match e.kind {
-                    EventKind::Stolen if peer < p => m[peer][me] += 1,
+                    EventKind::Stolen | EventKind::Rescued if peer < p => m[peer][me] += 1,
                     EventKind::Placed if peer < p => m[me][peer] += 1,
                     _ => {}
                 }

@@ -272,14 +272,14 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
     worker.wait_until(&Terminated(&worker.registry));
     // Nothing is outstanding, but tasks taken back by their creators may have left husks
     // (ticket references) here; release them.
-    while let Some(job) = worker.pop_own() {
+    while let Some(job) = worker.pop_own().or_else(|| worker.pop_own_copy()) {
         worker.execute(job);
     }
     // The exit handler may submit work: every worker stays until all handlers have run and
     // that work is done (`Registry::thread_exiting`).
     if worker.registry.thread_exiting(index) {
         worker.wait_until(&ExitsDone(&worker.registry));
-        while let Some(job) = worker.pop_own() {
+        while let Some(job) = worker.pop_own().or_else(|| worker.pop_own_copy()) {
             worker.execute(job);
         }
     }
@@ -509,12 +509,18 @@ impl WorkerThread {
     }
 
     /// Pops the newest task of the own stack or public deque. Under a sender-initiated policy
-    /// an exposed task has two holders (`place.rs`, `expose_copy`): the one found second is a
-    /// husk, dropped here, so that nobody counts it as work.
+    /// the public deque holds only exposed copies (`place.rs`, `expose_copy`), which are for
+    /// rescuers: a task the policy placed elsewhere must not come back through its copy. The
+    /// owner takes its own copies only as a rescue ([`WorkerThread::pop_own_copy`]). A task
+    /// found after its other holder ran it is a husk, dropped here.
     #[inline]
     pub(crate) fn pop_own(&self) -> Option<JobRef> {
         loop {
-            let job = self.pop_stack().or_else(|| self.deque.pop())?;
+            let job = match self.pop_stack() {
+                Some(job) => job,
+                None if self.mode == Mode::Placing => return None,
+                None => self.deque.pop()?,
+            };
             if job.is_ticket() && Ticket::is_claimed(&job) {
                 // SAFETY: a ticket JobRef taken from the own queues is consumed here, once.
                 let taken = unsafe { Ticket::redeem(job) };
@@ -523,6 +529,21 @@ impl WorkerThread {
             }
             return Some(job);
         }
+    }
+
+    /// The newest exposed copy in the own public deque whose task nobody ran yet, dropping
+    /// husks (sender-initiated policies: a rescue of the worker's own task).
+    pub(crate) fn pop_own_copy(&self) -> Option<JobRef> {
+        while let Some(job) = self.deque.pop() {
+            if job.is_ticket() && Ticket::is_claimed(&job) {
+                // SAFETY: a ticket JobRef taken from the own deque is consumed here, once.
+                let taken = unsafe { Ticket::redeem(job) };
+                debug_assert!(taken.is_none());
+                continue;
+            }
+            return Some(job);
+        }
+        None
     }
 
     /// A spawned task: public at once under receiver-initiated policies (see the module docs);

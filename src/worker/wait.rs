@@ -515,7 +515,7 @@ impl WorkerThread {
         if !registry.injector.is_empty()
             || !registry.workers[self.index].broadcasts.is_empty()
             || (!deep
-                && (!self.deque.is_empty()
+                && ((self.mode != Mode::Placing && !self.deque.is_empty())
                     || self.waiting() != 0
                     || (!broken(Broken::Inbox) && !registry.workers[self.index].inbox.is_empty())))
         {
@@ -533,7 +533,9 @@ impl WorkerThread {
     }
 
     /// Whether work this worker may rescue is visible: a task in another worker's public
-    /// deque; for a deep waiter, its own queued tasks (`README.md`, "Rescue").
+    /// deque, or, under a sender-initiated policy, an exposed copy in its own (the task may
+    /// have been placed on a worker that is blocked); for a deep waiter, its own queued tasks
+    /// (`README.md`, "Rescue").
     fn rescue_visible(&self, deep: bool) -> bool {
         let registry = &*self.registry;
         if deep {
@@ -541,8 +543,9 @@ impl WorkerThread {
                 || !self.deque.is_empty()
                 || !registry.workers[self.index].inbox.is_empty();
         }
-        (0..registry.num_threads())
-            .any(|w| w != self.index && !registry.workers[w].stealer.is_empty())
+        (self.mode == Mode::Placing && !self.deque.is_empty())
+            || (0..registry.num_threads())
+                .any(|w| w != self.index && !registry.workers[w].stealer.is_empty())
     }
 
     /// A rescue: a task from any other worker's public deque, whatever the policy says (its
@@ -560,18 +563,30 @@ impl WorkerThread {
                 }
                 rescue.rescued.set(true);
                 bump(&self.counters().rescued, 1);
-                self.record(EventKind::Stolen, w as u32, job.hops());
+                self.record(EventKind::Rescued, w as u32, job.hops());
                 return Some(job);
             }
         }
-        None
+        // Under a sender-initiated policy, last, the copies of the worker's own tasks: one the
+        // policy placed on a worker that does not run it.
+        // Its own task moves nowhere: not counted in `rescued`, which counts transfers.
+        let job = if self.mode == Mode::Placing {
+            self.pop_own_copy()?
+        } else {
+            return None;
+        };
+        rescue.rescued.set(true);
+        Some(job)
     }
 
     /// A deep waiter's own queued tasks, once they have waited for the rescue bound without
     /// another worker taking them: it runs them itself rather than leave them (and whoever
     /// waits for them) stranded.
     fn take_own_late(&self, rescue: &Rescue<'_>) -> Option<JobRef> {
-        let job = self.take_placed().or_else(|| self.pop_own())?;
+        let job = self
+            .take_placed()
+            .or_else(|| self.pop_own())
+            .or_else(|| self.pop_own_copy())?;
         rescue.rescued.set(true);
         Some(job)
     }
