@@ -172,7 +172,13 @@ fn idle_workers_take_work_from_a_busy_one() {
         });
         let total = pool.stats().total();
         assert!(total.executed_remote > 0, "{policy}: some task moved");
-        assert!(total.requests_ok > 0, "{policy}: some request succeeded");
+        // By a request, or, where the policy lets an idle worker ask only some workers (`sl`,
+        // `ml`: the manager) and those were slow to come (a loaded machine), by a rescue after
+        // the pool's rescue bound (src/worker/README.md, "Rescue").
+        assert!(
+            total.requests_ok + total.rescued > 0,
+            "{policy}: some request or rescue succeeded"
+        );
         assert_balanced(&pool, &policy.to_string());
     }
 }
