@@ -34,9 +34,13 @@ const ANSWER_WAIT_NS: u64 = 1_000_000;
 /// Under loom time does not pass: a thief withdraws after this many polls.
 #[cfg(loom)]
 const ANSWER_POLLS: u32 = 3;
-/// The first polls spin; the rest yield. (Under loom a spin is a yield too:
-/// `sync::spin_hint`.)
+/// The first polls spin; the rest yield.
+#[cfg(not(loom))]
 const ANSWER_SPINS: u32 = 64;
+/// Under loom a spin is a yield too (`sync::spin_hint`), and the thief withdraws at its
+/// `ANSWER_POLLS`-th poll, as the models expect.
+#[cfg(loom)]
+const ANSWER_SPINS: u32 = ANSWER_POLLS;
 
 /// Tasks a worker publishes at once (as rayon publishes every task) after a thief starved
 /// waiting for its answer: its tasks are coarse enough that the cost of publishing does not
