@@ -975,10 +975,19 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         match self.policy.reach() {
             Reach::All => self.stealable > usize::from(self.procs[p].stealable),
             Reach::Neighbors => {
+                // The runtime's decision: a neighbour with waiting work that the policy's machine
+                // may ask (`Machine::may_ask`: `most-loaded`'s `min`, for one).
                 let view = self.view(now);
+                let env = Env {
+                    me: p,
+                    graph: &self.graph,
+                    loads: &view,
+                    shared: &self.shared,
+                };
+                let machine = &self.machines[p];
                 self.graph
                     .neighbors(p)
-                    .any(|w| self.policy.worth_asking(view.queued(w)))
+                    .any(|w| view.queued(w) > 0 && machine.may_ask(&env, w))
             }
             Reach::Nothing => false,
         }

@@ -275,15 +275,6 @@ impl Policy {
         )
     }
 
-    /// Whether a victim with `queued` waiting tasks is worth a request under this policy: any
-    /// waiting task, or at least `most-loaded`'s `min`.
-    pub fn worth_asking(&self, queued: usize) -> bool {
-        match self {
-            Policy::MostLoaded { min_load, .. } => queued >= *min_load,
-            _ => queued > 0,
-        }
-    }
-
     fn params(&self) -> Vec<(&'static str, String)> {
         match *self {
             Policy::GrrCombining { window } if window != DEFAULT_WINDOW => {
