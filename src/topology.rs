@@ -163,7 +163,7 @@ impl FromStr for Topology {
             .into_iter()
             .find(|t| t.name().eq_ignore_ascii_case(wanted))
             .ok_or_else(|| ParseTopologyError {
-                given: s.to_string(),
+                given: crate::policy::shown(s),
             })
     }
 }

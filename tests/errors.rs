@@ -19,6 +19,25 @@ fn unknown_policy_lists_the_valid_ones() {
     );
 }
 
+/// A huge value is not repeated whole: the message shows its start and its length.
+#[test]
+fn a_huge_unknown_name_is_cut_in_the_message() {
+    let huge = "x".repeat(1 << 20);
+    for e in [
+        policy_err(&huge),
+        policy_err(&format!("grr-m:window={huge}")),
+        policy_err(&format!("most-loaded:scope={huge}")),
+        policy_err(&format!("rp:{huge}=1")),
+        huge.parse::<Topology>().unwrap_err().to_string(),
+    ] {
+        assert!(e.len() < 400, "a message of {} bytes", e.len());
+        assert!(e.contains(&format!("({} bytes in all)", 1 << 20)), "{e}");
+    }
+    // A name of several-byte characters is cut on a character boundary.
+    let e = policy_err(&"é".repeat(100_000));
+    assert!(e.contains("éé... (200000 bytes in all)"), "{e}");
+}
+
 #[test]
 fn malformed_or_unknown_parameters() {
     let e = policy_err("grr-m:size=3");

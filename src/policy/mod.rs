@@ -461,6 +461,18 @@ const GROUP: Range = Range {
     allowed: "0 (derived from `levels`) or an integer 2 to 1000000 (workers per manager)",
 };
 
+/// The longest piece of user input an error message repeats, in characters.
+const SHOWN_CHARS: usize = 64;
+
+/// `text` as an error message repeats it: whole when short, else its first [`SHOWN_CHARS`]
+/// characters and how long it was (a megabyte of input must not come back in the message).
+pub(crate) fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}... ({} bytes in all)", &text[..cut], text.len()),
+    }
+}
+
 impl Range {
     fn check(&self, policy: &str, value: usize) -> Result<(), ParsePolicyError> {
         if (self.lo..=self.hi).contains(&value) {
@@ -471,6 +483,7 @@ impl Range {
 
     fn error(&self, policy: &str, value: &str) -> ParsePolicyError {
         let key = self.key;
+        let value = shown(value);
         ParsePolicyError::new(format!(
             "policy `{policy}`: `{key}={value}` is out of range; `{key}` must be {}",
             self.allowed
@@ -566,7 +579,8 @@ impl FromStr for Policy {
             },
             _ => {
                 return Err(ParsePolicyError::new(format!(
-                    "unknown policy `{name}`; valid policies are: {}",
+                    "unknown policy `{}`; valid policies are: {}",
+                    shown(&name),
                     Policy::NAMES.join(", ")
                 )))
             }
@@ -578,7 +592,8 @@ impl FromStr for Policy {
         for pair in params.split(',') {
             let Some((key, value)) = pair.split_once('=') else {
                 return Err(ParsePolicyError::new(format!(
-                    "policy `{name}`: malformed parameter `{pair}`; expected `key=value`"
+                    "policy `{name}`: malformed parameter `{}`; expected `key=value`",
+                    shown(pair)
                 )));
             };
             let (key, value) = (key.trim(), value.trim());
@@ -592,7 +607,8 @@ impl FromStr for Policy {
                         "all" => LoadScope::All,
                         _ => {
                             return Err(ParsePolicyError::new(format!(
-                                "policy `{name}`: `scope={value}` is not valid; `scope` must be `neighbors` or `all`"
+                                "policy `{name}`: `scope={}` is not valid; `scope` must be `neighbors` or `all`",
+                                shown(value)
                             )))
                         }
                     };
@@ -606,7 +622,8 @@ impl FromStr for Policy {
                         "time" => LoadMeasure::Time,
                         _ => {
                             return Err(ParsePolicyError::new(format!(
-                                "policy `{name}`: `load={value}` is not valid; `load` must be `count` or `time`"
+                                "policy `{name}`: `load={}` is not valid; `load` must be `count` or `time`",
+                                shown(value)
                             )))
                         }
                     };
@@ -633,7 +650,8 @@ impl FromStr for Policy {
                         format!("valid parameters are: {}", keys.join(", "))
                     };
                     return Err(ParsePolicyError::new(format!(
-                        "policy `{name}` has no parameter `{key}`; {valid}"
+                        "policy `{name}` has no parameter `{}`; {valid}",
+                        shown(key)
                     )));
                 }
             }

@@ -654,7 +654,7 @@ pub fn main() -> i32 {
         Some(Command::Run(args)) => run(&args),
         Some(Command::Overhead(args)) => overhead(&args),
         Some(Command::Versus(args)) => versus(&args),
-        Some(Command::Report(args)) => Ok(rebuild(&args)?),
+        Some(Command::Report(args)) => rebuild(&args),
         Some(Command::Topology(args)) => Ok(topology(&args)?),
         Some(Command::Sim(args)) => Ok(crate::sim_cmd::run(
             &args,
@@ -1031,8 +1031,9 @@ fn overhead(args: &OverheadArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn rebuild(args: &ReportArgs) -> Result<(), String> {
-    let results = Results::load(&args.dir)?;
+fn rebuild(args: &ReportArgs) -> Result<(), Failure> {
+    // A missing or unreadable results file is bad input, found before anything is written.
+    let results = Results::load(&args.dir).map_err(Failure::Usage)?;
     let dir = match &args.out {
         Some(d) => d.clone(),
         None if args.dir.is_dir() => args.dir.clone(),
@@ -1041,7 +1042,7 @@ fn rebuild(args: &ReportArgs) -> Result<(), String> {
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
     };
-    let files = results.write_report(&dir)?;
+    let files = results.write_report(&dir).map_err(Failure::Run)?;
     for f in files {
         println!("{}", f.display());
     }

@@ -491,15 +491,19 @@ fn a_tiny_run_writes_json_report_and_plots() {
     let _ = std::fs::remove_dir_all(&again);
 }
 
+/// A missing or malformed results file is bad input: exit 2, as every other usage error.
 #[test]
 fn report_of_a_missing_or_bad_file_fails() {
     let dir = scratch("bad");
     let o = suite(&["report", dir.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("results.json"), "{}", stderr(&o));
+    let missing = dir.join("nowhere").join("results.json");
+    let o = suite(&["report", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     std::fs::write(dir.join("results.json"), "{\"rows\": 3}").unwrap();
     let o = suite(&["report", dir.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
