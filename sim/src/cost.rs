@@ -102,7 +102,11 @@ impl CostModel {
         self.transfer_base + self.transfer_per_hop * d as f64
     }
 
-    /// Checks that every parameter is finite and non-negative and `t_work` positive.
+    /// The largest value a cost parameter may take: beyond it the simulated times of a long
+    /// run would overflow (`1e308` made every time infinite and the waits `NaN`).
+    pub const MAX: f64 = 1e12;
+
+    /// Checks that every parameter is finite, 0 to [`CostModel::MAX`], and `t_work` positive.
     pub fn validate(&self) -> Result<(), String> {
         let all = [
             ("t_work", self.t_work),
@@ -118,8 +122,16 @@ impl CostModel {
             ("load_period", self.load_period),
         ];
         for (name, v) in all {
-            if !v.is_finite() || v < 0.0 {
-                return Err(format!("cost {name} must be finite and >= 0, got {v}"));
+            if !(0.0..=Self::MAX).contains(&v) {
+                let got = if v.abs() < 1e9 {
+                    v.to_string()
+                } else {
+                    format!("{v:e}")
+                };
+                return Err(format!(
+                    "cost {name} must be 0 to {:e}, got {got}",
+                    Self::MAX
+                ));
             }
         }
         if self.t_work <= 0.0 {

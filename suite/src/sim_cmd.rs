@@ -179,9 +179,14 @@ fn list<T>(
     what: &str,
     parse: impl Fn(&str) -> Result<T, String>,
 ) -> Result<Vec<T>, String> {
-    s.split(',')
-        .map(str::trim)
-        .filter(|x| !x.is_empty())
+    let items: Vec<&str> = s.split(',').map(str::trim).collect();
+    if items.iter().any(|x| x.is_empty()) {
+        return Err(format!(
+            "--{what} `{s}`: an empty item; expected a comma-separated list of values"
+        ));
+    }
+    items
+        .into_iter()
         .map(|x| parse(x).map_err(|e| format!("--{what} {x}: {e}")))
         .collect()
 }

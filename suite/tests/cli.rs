@@ -85,6 +85,23 @@ fn bad_numbers_and_lists_exit_2() {
     assert_usage_error(&["run", "--no-such-flag"], &[]);
 }
 
+/// The simulator's lists and costs are checked before any simulation starts.
+#[test]
+fn sim_refuses_empty_lists_and_overflowing_costs() {
+    assert_usage_error(&["sim", "--procs", ""], &["--procs", "empty item"]);
+    assert_usage_error(&["sim", "--procs", "1,,2"], &["--procs", "empty item"]);
+    assert_usage_error(&["sim", "--policy", "rp,"], &["--policy", "empty item"]);
+    assert_usage_error(
+        &["sim", "--topology", ",ring"],
+        &["--topology", "empty item"],
+    );
+    assert_usage_error(
+        &["sim", "--t-bus", "1e308"],
+        &["t_bus", "0 to 1e12", "1e308"],
+    );
+    assert_usage_error(&["sim", "--t-work", "inf"], &["t_work", "0 to 1e12"]);
+}
+
 #[test]
 fn bad_timing_flags_exit_2() {
     for cmd in [&["run"][..], &["quick"], &["overhead"], &[]] {
