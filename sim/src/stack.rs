@@ -320,8 +320,10 @@ pub(crate) fn parse(spec: &str) -> Result<SearchTree, String> {
         )
     })?;
     let mut t = SearchTree::new(nodes);
+    let mut seen = Vec::new();
     for pair in settings.into_iter().flat_map(|s| s.split(',')) {
         let (key, value) = key_value(pair, KEYS)?;
+        once(&mut seen, key)?;
         if t.rules.set(key, value)? {
             continue;
         }
@@ -357,6 +359,18 @@ fn key_value<'s>(pair: &'s str, keys: &str) -> Result<(&'s str, &'s str), String
     Ok((key.trim(), value.trim()))
 }
 
+/// Records that setting `key` was given; an error if it was given before (the second value
+/// would silently win).
+fn once<'s>(seen: &mut Vec<&'s str>, key: &'s str) -> Result<(), String> {
+    if seen.contains(&key) {
+        return Err(format!(
+            "search: setting `{key}` is given twice; give each setting once"
+        ));
+    }
+    seen.push(key);
+    Ok(())
+}
+
 /// `value` of setting `key` as a whole number; the error says it should be `what`.
 fn whole(key: &str, value: &str, what: &str) -> Result<u64, String> {
     value
@@ -373,8 +387,10 @@ impl std::str::FromStr for SearchRules {
     fn from_str(s: &str) -> Result<Self, String> {
         const KEYS: &str = "cutoff, split, poll, subtasks, takeback";
         let mut rules = SearchRules::default();
+        let mut seen = Vec::new();
         for pair in s.split(',').filter(|p| !p.trim().is_empty()) {
             let (key, value) = key_value(pair, KEYS)?;
+            once(&mut seen, key)?;
             if !rules.set(key, value)? {
                 return Err(format!(
                     "search: unknown setting `{key}`; expected one of {KEYS}"

@@ -275,7 +275,13 @@ impl FromStr for Workload {
                     }
                     _ => (0.5, 0.5),
                 };
-                if !(work > 0.0 && work.is_finite() && 0.0 < lo && lo <= hi && hi < 1.0) {
+                // Beyond 10^18 units the simulated clock (an f64) no longer resolves a unit.
+                if !(work > 0.0 && work <= 1e18) {
+                    return Err(format!(
+                        "bad workload `{s}`: split's W must be more than 0 and at most 10^18 units, got {w}"
+                    ));
+                }
+                if !(0.0 < lo && lo <= hi && hi < 1.0) {
                     return Err(bad());
                 }
                 Ok(Workload::Split(SplitWork {

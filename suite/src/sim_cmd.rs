@@ -420,6 +420,12 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
             ));
         }
     }
+    if args.mode == Some(SimMode::Papers) {
+        // Checked (by writing a probe file) before the tables' minutes of computing.
+        if let Some(dir) = &args.out {
+            crate::cli::prepare_out(dir)?;
+        }
+    }
     if !matches!(args.format.as_str(), "table" | "json") {
         return Err(format!("--format {}: expected table or json", args.format));
     }

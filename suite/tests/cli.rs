@@ -100,6 +100,23 @@ fn sim_refuses_empty_lists_and_overflowing_costs() {
         &["t_bus", "0 to 1e12", "1e308"],
     );
     assert_usage_error(&["sim", "--t-work", "inf"], &["t_work", "0 to 1e12"]);
+    assert_usage_error(
+        &["sim", "--workload", "split:18446744073709551616"],
+        &["split", "at most 10^18", "18446744073709551616"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "search:1000:cutoff=3,cutoff=4"],
+        &["`cutoff`", "twice"],
+    );
+    assert_usage_error(
+        &["sim", "--workload", "sat:20:poll=2,poll=3"],
+        &["`poll`", "twice"],
+    );
+    // Checked before the tables' minutes of computing (the test would take them otherwise).
+    assert_usage_error(
+        &["sim", "papers", "--out", "/proc/forbidden"],
+        &["--out /proc/forbidden", "cannot create"],
+    );
 }
 
 #[test]
