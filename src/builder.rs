@@ -79,6 +79,15 @@ pub enum BuildError {
     /// The [`ThreadPoolBuilder::trace_capacity`] is outside 1 to
     /// [`MAX_CAPACITY`](crate::trace::MAX_CAPACITY) events per worker.
     TraceCapacity(usize),
+    /// The trace's rings (`capacity` events for each of `workers` workers) would hold more
+    /// than [`MAX_TOTAL_EVENTS`](crate::trace::MAX_TOTAL_EVENTS) events, or their memory
+    /// could not be had.
+    TraceMemory {
+        /// Events per worker.
+        capacity: usize,
+        /// Workers of the pool.
+        workers: usize,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -124,6 +133,12 @@ impl fmt::Display for BuildError {
                 f,
                 "trace_capacity = {n} is out of range; allowed: 1 to {} events per worker",
                 crate::trace::MAX_CAPACITY
+            ),
+            BuildError::TraceMemory { capacity, workers } => write!(
+                f,
+                "trace_capacity = {capacity} for {workers} workers needs {} MiB for the trace,                  which this process could not have; allowed: at most {} events for all workers                  together, within the memory available",
+                (*capacity as u128 * *workers as u128 * 24) >> 20,
+                crate::trace::MAX_TOTAL_EVENTS
             ),
         }
     }
@@ -588,7 +603,10 @@ impl<S> ThreadPoolBuilder<S> {
     /// is built if tracing is on (default [`DEFAULT_CAPACITY`](crate::trace::DEFAULT_CAPACITY),
     /// 65 536). When a worker's ring is full its later events are dropped and counted
     /// ([`Trace::dropped`](crate::trace::Trace::dropped)). Outside 1 to
-    /// [`MAX_CAPACITY`](crate::trace::MAX_CAPACITY): [`BuildError::TraceCapacity`].
+    /// [`MAX_CAPACITY`](crate::trace::MAX_CAPACITY): [`BuildError::TraceCapacity`]. All the
+    /// rings together may hold at most [`MAX_TOTAL_EVENTS`](crate::trace::MAX_TOTAL_EVENTS)
+    /// events (1.5 GiB), and are allocated fallibly: beyond that bound, or when the memory
+    /// cannot be had, [`BuildError::TraceMemory`].
     pub fn trace_capacity(mut self, events_per_worker: usize) -> Self {
         self.settings.trace_capacity = Some(events_per_worker);
         self
@@ -677,6 +695,14 @@ impl<S> ThreadPoolBuilder<S> {
             Some(false) => None,
             None => env_value(ENV_TRACE, parse_trace_path)?.map(|path| (capacity, Some(path))),
         };
+        // The rings are allocated at build: bound them all together, not only each one.
+        if trace.is_some() && capacity.saturating_mul(num_threads) > crate::trace::MAX_TOTAL_EVENTS
+        {
+            return Err(BuildError::TraceMemory {
+                capacity,
+                workers: num_threads,
+            });
+        }
         let thread_names = thread_names(num_threads, self.settings.thread_name.take())?;
         let config = Config {
             num_threads,

@@ -131,6 +131,20 @@ impl Registry {
                 exchange: Exchange::new(stealing),
             })
             .collect();
+        // Allocated fallibly: a trace the machine cannot hold is a build error, not an abort.
+        let trace = match config.trace.take() {
+            None => None,
+            Some((capacity, path)) => Some(Rings {
+                rings: (0..n)
+                    .map(|_| Ring::try_new(capacity))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or(BuildError::TraceMemory {
+                        capacity,
+                        workers: n,
+                    })?,
+                path,
+            }),
+        };
         let cores = Cores::take(n, config.pin);
         let registry = Arc::new(Registry {
             workers,
@@ -162,10 +176,7 @@ impl Registry {
             seed: config.seed,
             stopped: Arc::new(Stopped::new()),
             breadth_first: config.breadth_first,
-            trace: config.trace.take().map(|(capacity, path)| Rings {
-                rings: (0..n).map(|_| Ring::new(capacity)).collect(),
-                path,
-            }),
+            trace,
         });
         let mut handles = Vec::with_capacity(n);
         let names = std::mem::take(&mut config.thread_names);

@@ -288,6 +288,49 @@ fn bad_trace_settings_are_clear_errors() {
     }
 }
 
+/// A trace too large for the pool as a whole is a build error, never an abort: 64 workers of
+/// the largest ring would need 24 GiB. Run in a child process, so that an abort (the old
+/// behaviour) fails this test instead of the whole test binary.
+#[test]
+fn a_trace_too_large_for_all_workers_is_a_build_error() {
+    let name = "a_trace_too_large_for_all_workers_is_a_build_error";
+    if let Some(outcome) = common::in_child(name, Duration::from_secs(60), |_| {}) {
+        common::assert_child_passed(name, &outcome);
+        return;
+    }
+    let capacity = hypersteal::trace::MAX_CAPACITY;
+    let e = ThreadPoolBuilder::new()
+        .num_threads(64)
+        .pin_threads(false)
+        .trace(true)
+        .trace_capacity(capacity)
+        .build()
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        matches!(e, BuildError::TraceMemory { capacity: c, workers: 64 } if c == capacity),
+        "{e:?}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("trace_capacity = 16777216")
+            && msg.contains("64 workers")
+            && msg.contains("24576 MiB")
+            && msg.contains(&hypersteal::trace::MAX_TOTAL_EVENTS.to_string()),
+        "{msg}"
+    );
+    // At the bound the pool builds and traces.
+    let workers = hypersteal::trace::MAX_TOTAL_EVENTS / capacity;
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .pin_threads(false)
+        .trace(true)
+        .trace_capacity(capacity)
+        .build()
+        .unwrap();
+    assert_eq!(pool.install(|| common::fib(10)), common::fib_iter(10));
+}
+
 /// The environment variable: in a child process, as the environment is process-wide.
 #[test]
 fn env_var_writes_the_trace_and_bad_values_are_errors() {

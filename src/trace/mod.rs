@@ -38,6 +38,9 @@ use std::time::Duration;
 pub const DEFAULT_CAPACITY: usize = 1 << 16;
 /// The largest ring capacity [`ThreadPoolBuilder::trace_capacity`](crate::ThreadPoolBuilder::trace_capacity) accepts.
 pub const MAX_CAPACITY: usize = 1 << 24;
+/// The most events the rings of one pool may hold together (1.5 GiB at 24 bytes an event):
+/// `trace_capacity` times the worker count may not exceed it.
+pub const MAX_TOTAL_EVENTS: usize = 1 << 26;
 
 /// What happened (see [`TraceEvent`] for what `peer` and `hops` mean for each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,14 +157,17 @@ pub(crate) struct Ring {
 unsafe impl Sync for Ring {}
 
 impl Ring {
-    pub(crate) fn new(capacity: usize) -> Self {
-        Ring {
-            slots: (0..capacity)
-                .map(|_| UnsafeCell::new(TraceEvent::EMPTY))
-                .collect(),
+    /// A ring of `capacity` events, or `None` when the memory cannot be had (the allocation is
+    /// fallible: a pool that asks for more than the machine has gets an error, not an abort).
+    pub(crate) fn try_new(capacity: usize) -> Option<Self> {
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(capacity).ok()?;
+        slots.extend((0..capacity).map(|_| UnsafeCell::new(TraceEvent::EMPTY)));
+        Some(Ring {
+            slots: slots.into_boxed_slice(),
             len: AtomicUsize::new(0),
             dropped: AtomicU64::new(0),
-        }
+        })
     }
 
     /// Records one event. Only the owning worker calls this.
@@ -324,7 +330,7 @@ mod tests {
 
     #[test]
     fn a_full_ring_keeps_the_first_events_and_counts_the_rest() {
-        let ring = Ring::new(3);
+        let ring = Ring::try_new(3).unwrap();
         for t in 0..5 {
             ring.record(event(t));
         }
@@ -340,7 +346,7 @@ mod tests {
     /// slot that is not written yet.
     #[test]
     fn snapshots_while_recording_are_prefixes() {
-        let ring = Arc::new(Ring::new(50_000));
+        let ring = Arc::new(Ring::try_new(50_000).unwrap());
         let writer = {
             let ring = Arc::clone(&ring);
             std::thread::spawn(move || {
@@ -371,7 +377,7 @@ mod tests {
         let origin = Instant::now();
         let mut per_event = Vec::new();
         for _ in 0..15 {
-            let ring = Ring::new(N);
+            let ring = Ring::try_new(N).unwrap();
             let t = Instant::now();
             for i in 0..N {
                 ring.record(TraceEvent {
