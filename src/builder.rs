@@ -277,22 +277,56 @@ fn env_value<T>(
     }
 }
 
-/// `HYPERSTEAL_TRACE`: a file path whose directory exists.
-fn parse_trace_path(s: &str) -> Result<std::path::PathBuf, String> {
-    if s.trim().is_empty() {
+/// `HYPERSTEAL_TRACE`, read as a path (which need not be UTF-8).
+fn env_trace_path() -> Result<Option<std::path::PathBuf>, BuildError> {
+    let Some(value) = std::env::var_os(ENV_TRACE) else {
+        return Ok(None);
+    };
+    parse_trace_path(std::path::Path::new(&value))
+        .map(Some)
+        .map_err(|reason| BuildError::Env {
+            var: ENV_TRACE,
+            value: crate::policy::shown(&value.to_string_lossy()),
+            reason,
+        })
+}
+
+/// `HYPERSTEAL_TRACE`: the path of a file this process can write, in a directory that exists.
+/// It is checked at build by opening it for writing and writing a byte (which is then taken
+/// back), so that a trace that could never be written (`/dev/full`, a path under `/proc`) is
+/// an error now rather than lost when the pool ends.
+fn parse_trace_path(path: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    use std::io::Write;
+    if path.as_os_str().to_string_lossy().trim().is_empty() {
         return Err("expected the path of the file to write the trace to".into());
     }
-    let path = std::path::PathBuf::from(s);
     if path.is_dir() {
         return Err("is a directory; expected the path of a file to write the trace to".into());
     }
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(format!(
-            "directory {} does not exist; expected the path of a file in an existing directory",
-            dir.display()
-        )),
-        _ => Ok(path),
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            return Err(format!(
+                "directory {} does not exist; expected the path of a file in an existing directory",
+                dir.display()
+            ));
+        }
     }
+    let cannot = |e: std::io::Error| {
+        format!("cannot be written ({e}); expected the path of a file this process can write")
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(cannot)?;
+    file.write_all(b"{")
+        .and_then(|()| file.flush())
+        .map_err(cannot)?;
+    if file.metadata().is_ok_and(|m| m.is_file()) {
+        file.set_len(0).map_err(cannot)?;
+    }
+    Ok(path.to_path_buf())
 }
 
 fn parse_bool(s: &str) -> Result<bool, String> {
@@ -693,7 +727,7 @@ impl<S> ThreadPoolBuilder<S> {
         let trace = match self.settings.trace {
             Some(true) => Some((capacity, None)),
             Some(false) => None,
-            None => env_value(ENV_TRACE, parse_trace_path)?.map(|path| (capacity, Some(path))),
+            None => env_trace_path()?.map(|path| (capacity, Some(path))),
         };
         // The rings are allocated at build: bound them all together, not only each one.
         if trace.is_some() && capacity.saturating_mul(num_threads) > crate::trace::MAX_TOTAL_EVENTS

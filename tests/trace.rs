@@ -331,6 +331,43 @@ fn a_trace_too_large_for_all_workers_is_a_build_error() {
     assert_eq!(pool.install(|| common::fib(10)), common::fib_iter(10));
 }
 
+/// `HYPERSTEAL_TRACE` names a path, and paths need not be UTF-8: one that is not is taken
+/// and written to (in a child process, as the environment is process-wide).
+#[cfg(unix)]
+#[test]
+fn env_var_takes_a_path_that_is_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let name = "env_var_takes_a_path_that_is_not_utf8";
+    let mut bytes = std::env::temp_dir().into_os_string().into_encoded_bytes();
+    bytes.extend_from_slice(format!("/hypersteal-{}-", std::process::id()).as_bytes());
+    bytes.push(0xff);
+    bytes.extend_from_slice(b".json");
+    let file = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&bytes));
+    assert!(file.to_str().is_none(), "the path is not UTF-8");
+    let file_for_child = file.clone();
+    if let Some(outcome) = common::in_child(name, Duration::from_secs(60), |cmd| {
+        cmd.env("HYPERSTEAL_TRACE", &file_for_child);
+    }) {
+        common::assert_child_passed(name, &outcome);
+        let text = std::fs::read_to_string(&file).expect("the trace written at shutdown");
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["otherData"]["workers"], 2);
+        let _ = std::fs::remove_file(&file);
+        return;
+    }
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .pin_threads(false)
+        .build()
+        .unwrap();
+    workload(&pool);
+    assert!(
+        !pool.trace().is_empty(),
+        "HYPERSTEAL_TRACE turns tracing on"
+    );
+    pool.shutdown();
+}
+
 /// The environment variable: in a child process, as the environment is process-wide.
 #[test]
 fn env_var_writes_the_trace_and_bad_values_are_errors() {
@@ -373,6 +410,9 @@ fn env_var_writes_the_trace_and_bad_values_are_errors() {
         ("", "expected the path"),
         ("/nonexistent-dir-hypersteal/t.json", "does not exist"),
         ("/tmp", "is a directory"),
+        // A path this process cannot write: found at build, not lost when the pool ends.
+        ("/dev/full", "cannot be written"),
+        ("/proc/self/hypersteal-trace.json", "cannot be written"),
     ] {
         std::env::set_var("HYPERSTEAL_TRACE", bad);
         let e = ThreadPoolBuilder::new()
