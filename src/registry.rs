@@ -174,7 +174,7 @@ impl Registry {
             speeds: config.speeds.clone().unwrap_or_else(|| vec![1.0; n]),
             cores,
             seed: config.seed,
-            stopped: Arc::new(Stopped::new()),
+            stopped: Arc::new(Stopped::new(n)),
             breadth_first: config.breadth_first,
             trace,
         });
@@ -185,6 +185,7 @@ impl Registry {
         // exit handler, which does not run for it) from the start.
         let mut adopted_deque = None;
         if config.use_current_thread {
+            registry.stopped.report(0, true);
             registry.worker_never_started();
         }
         for ((index, deque), name) in deques.into_iter().enumerate().zip(names) {
@@ -222,6 +223,9 @@ impl Registry {
                     for h in handles {
                         let _ = h.join();
                     }
+                    // A builder the handler neither ran nor dropped (`mem::forget`) never
+                    // counts itself: give up on it after the deadline.
+                    registry.give_up_on_unreported(index + 1, &*spawn);
                     registry.stopped.wait_for(n);
                     return Err(BuildError::ThreadSpawn {
                         index,
@@ -230,6 +234,36 @@ impl Registry {
                     });
                 }
             }
+        }
+        // Every worker must report in (its builder run or dropped): a pool with a worker that
+        // never starts would hang its first `broadcast`.
+        let (dropped, forgotten) = registry.give_up_on_unreported(n, &*spawn);
+        let failed = match (dropped.first(), forgotten.first()) {
+            (Some(&i), _) => Some((
+                i,
+                "the spawn handler dropped this worker's ThreadBuilder without running it"
+                    .to_string(),
+            )),
+            (None, Some(&i)) => Some((
+                i,
+                format!(
+                "the spawn handler neither ran nor dropped this worker's ThreadBuilder within {:?}",
+                crate::thread_builder::SPAWN_HANDLER_DEADLINE
+            ),
+            )),
+            (None, None) => None,
+        };
+        if let Some((index, error)) = failed {
+            registry.terminate();
+            for h in handles {
+                let _ = h.join();
+            }
+            registry.stopped.wait_for(n);
+            return Err(BuildError::ThreadSpawn {
+                index,
+                stack_size: config.stack_size,
+                error,
+            });
         }
         if let Some(deque) = adopted_deque {
             // Leaked on purpose (`ThreadPoolBuilder::use_current_thread`): the thread stays
@@ -241,6 +275,27 @@ impl Registry {
 
     pub(crate) fn num_threads(&self) -> usize {
         self.workers.len()
+    }
+
+    /// With a spawn handler that may forget a builder: waits (at most
+    /// [`SPAWN_HANDLER_DEADLINE`](crate::thread_builder::SPAWN_HANDLER_DEADLINE)) for the
+    /// workers below `upto` to report in, and counts those that did not as never started.
+    /// Returns the workers whose builder was dropped unrun and those whose builder was
+    /// forgotten.
+    fn give_up_on_unreported<S: ThreadSpawn>(
+        &self,
+        upto: usize,
+        spawn: &S,
+    ) -> (Vec<usize>, Vec<usize>) {
+        if !spawn.may_forget() {
+            return (Vec::new(), Vec::new());
+        }
+        let deadline = Instant::now() + crate::thread_builder::SPAWN_HANDLER_DEADLINE;
+        let (dropped, forgotten) = self.stopped.unreported(upto, deadline);
+        for _ in &forgotten {
+            self.worker_never_started();
+        }
+        (dropped, forgotten)
     }
 
     /// Relative speeds of the workers (all 1.0 unless the builder was given speeds).

@@ -18,9 +18,11 @@ use std::sync::Arc;
 /// [`ThreadBuilder::run`] on it.
 ///
 /// `run` must be called exactly once, on a thread that is not already a worker of some pool.
-/// A `ThreadBuilder` dropped without being run is a worker that never starts: the pool builds,
-/// but the work its policy sends to that worker waits forever, so a `join` or scope that needs
-/// it never returns. The type cannot be cloned, so it cannot be run twice.
+/// The build waits for every worker to report in: a `ThreadBuilder` dropped without being run,
+/// or neither run nor dropped within [`SPAWN_HANDLER_DEADLINE`] (`mem::forget`), is a worker
+/// that would never start, and the build fails with [`crate::BuildError::ThreadSpawn`] naming
+/// it (a pool with such a worker would never finish a `broadcast`). The type cannot be cloned,
+/// so it cannot be run twice.
 pub struct ThreadBuilder {
     name: String,
     stack_size: Option<usize>,
@@ -90,6 +92,7 @@ impl ThreadBuilder {
         let registry = Arc::clone(&self.registry);
         let stopped = Arc::clone(&registry.stopped);
         let index = self.index;
+        stopped.report(index, true);
         // Release this builder's hold on the registry before the loop, so that when the loop
         // returns, this thread holds nothing of the pool but `stopped`.
         drop(self);
@@ -104,6 +107,7 @@ impl Drop for ThreadBuilder {
             // Never run (a spawn handler that failed, panicked or dropped it): count the worker
             // as stopped, and as done with its exit handler, so that neither a failed build nor
             // `shutdown` waits for a thread that does not exist.
+            self.registry.stopped.report(self.index, false);
             self.registry.worker_never_started();
         }
     }
@@ -115,6 +119,13 @@ pub trait ThreadSpawn: sealed::Sealed {
     /// Starts one worker; returns its handle when the thread is the pool's to join.
     #[doc(hidden)]
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>>;
+
+    /// Whether the build must check that every builder was run or dropped (a user's spawn
+    /// handler may forget one; the default strategy always runs it).
+    #[doc(hidden)]
+    fn may_forget(&self) -> bool {
+        false
+    }
 }
 
 mod sealed {
@@ -157,34 +168,88 @@ where
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>> {
         (self.0)(thread).map(|()| None)
     }
+
+    fn may_forget(&self) -> bool {
+        true
+    }
 }
 
+/// How long a build waits for a spawn handler's threads to report in (run their
+/// `ThreadBuilder`, or drop it) before it gives up on a worker whose builder was neither run nor
+/// dropped (`mem::forget`): the build then fails with [`crate::BuildError::ThreadSpawn`]
+/// instead of hanging, or building a pool whose `broadcast` never returns.
+pub const SPAWN_HANDLER_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// How many of a pool's workers have left their loop: what [`crate::ThreadPool::shutdown`]
-/// waits on when it has no handles to join (threads from a spawn handler).
+/// waits on when it has no handles to join (threads from a spawn handler); and which workers
+/// have *reported in*: their `ThreadBuilder` ran or was dropped.
 pub(crate) struct Stopped {
-    count: Mutex<usize>,
+    state: Mutex<StoppedState>,
     changed: Condvar,
 }
 
+struct StoppedState {
+    stopped: usize,
+    /// Per worker: `None` until its builder ran (`Some(true)`) or was dropped unrun
+    /// (`Some(false)`).
+    reported: Vec<Option<bool>>,
+}
+
 impl Stopped {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(workers: usize) -> Self {
         Stopped {
-            count: Mutex::new(0),
+            state: Mutex::new(StoppedState {
+                stopped: 0,
+                reported: vec![None; workers],
+            }),
             changed: Condvar::new(),
         }
     }
 
     /// `n` more workers have stopped, or will never start.
     pub(crate) fn add(&self, n: usize) {
-        *self.count.lock() += n;
+        self.state.lock().stopped += n;
         self.changed.notify_all();
     }
 
     /// Blocks until `n` workers have stopped.
     pub(crate) fn wait_for(&self, n: usize) {
-        let mut count = self.count.lock();
-        while *count < n {
-            self.changed.wait(&mut count);
+        let mut state = self.state.lock();
+        while state.stopped < n {
+            self.changed.wait(&mut state);
+        }
+    }
+
+    /// Worker `index`'s builder ran (`ran`) or was dropped unrun.
+    pub(crate) fn report(&self, index: usize, ran: bool) {
+        if let Some(r) = self.state.lock().reported.get_mut(index) {
+            *r = Some(ran);
+        }
+        self.changed.notify_all();
+    }
+
+    /// Waits until every worker below `upto` has reported in, at most until `deadline`.
+    /// Returns the workers whose builder was dropped unrun and those that have not reported
+    /// (their builders were forgotten: the build gives up on them and marks them reported).
+    pub(crate) fn unreported(
+        &self,
+        upto: usize,
+        deadline: std::time::Instant,
+    ) -> (Vec<usize>, Vec<usize>) {
+        let mut state = self.state.lock();
+        loop {
+            let missing: Vec<usize> = (0..upto).filter(|&i| state.reported[i].is_none()).collect();
+            let now = std::time::Instant::now();
+            if missing.is_empty() || now >= deadline {
+                for &i in &missing {
+                    state.reported[i] = Some(false);
+                }
+                let dropped = (0..upto)
+                    .filter(|&i| state.reported[i] == Some(false) && !missing.contains(&i))
+                    .collect();
+                return (dropped, missing);
+            }
+            self.changed.wait_for(&mut state, deadline - now);
         }
     }
 }

@@ -173,10 +173,13 @@ fn a_panicking_spawn_handler_is_a_build_error_not_an_unwind() {
     });
 }
 
+/// A handler that drops a builder unrun would build a pool with a worker that never starts
+/// (its first `broadcast` would never return): the build fails instead, naming the worker, and
+/// leaves no thread behind.
 #[test]
-fn a_thread_builder_dropped_unrun_does_not_hang_shutdown() {
+fn a_thread_builder_dropped_unrun_is_a_build_error() {
     within(LIMIT, "dropped ThreadBuilder", || {
-        let pool = ThreadPoolBuilder::new()
+        let err = ThreadPoolBuilder::new()
             .num_threads(2)
             .pin_threads(false)
             .spawn_handler(|thread| {
@@ -188,8 +191,58 @@ fn a_thread_builder_dropped_unrun_does_not_hang_shutdown() {
                 Ok(())
             })
             .build()
-            .unwrap();
-        pool.shutdown();
+            .map(|_| ())
+            .unwrap_err();
+        match &err {
+            BuildError::ThreadSpawn {
+                index: 1, error, ..
+            } => {
+                assert!(error.contains("dropped"), "{error}")
+            }
+            other => panic!("expected ThreadSpawn for worker 1, got {other:?}"),
+        }
+    });
+}
+
+/// A handler that forgets a builder (`mem::forget`: neither run nor dropped) cannot hang the
+/// build, whether it then returns `Ok` (the pool would never finish a `broadcast`) or an error
+/// (the build would wait for that worker to stop): after the deadline the build fails,
+/// naming the worker.
+#[test]
+fn a_forgotten_thread_builder_is_a_build_error_not_a_hang() {
+    within(LIMIT, "forgotten ThreadBuilder", || {
+        for then_fail in [false, true] {
+            let err = ThreadPoolBuilder::new()
+                .num_threads(3)
+                .pin_threads(false)
+                .spawn_handler(move |thread| {
+                    if thread.index() == 1 {
+                        std::mem::forget(thread);
+                        if then_fail {
+                            return Err(std::io::Error::other("forgot and failed"));
+                        }
+                        return Ok(());
+                    }
+                    std::thread::spawn(move || thread.run());
+                    Ok(())
+                })
+                .build()
+                .map(|_| ())
+                .unwrap_err();
+            match &err {
+                BuildError::ThreadSpawn {
+                    index: 1, error, ..
+                } => {
+                    let expected = if then_fail {
+                        "forgot and failed"
+                    } else {
+                        "neither ran nor dropped"
+                    };
+                    assert!(error.contains(expected), "{error}");
+                }
+                other => panic!("expected ThreadSpawn for worker 1, got {other:?}"),
+            }
+        }
     });
 }
 
@@ -266,37 +319,51 @@ fn build_scoped_reports_bad_settings_without_starting_anything() {
     assert_eq!(called.load(Ordering::SeqCst), 0);
 }
 
+/// `ThreadBuilder::run` on a thread that is already a worker (here, of another pool) panics;
+/// the builder unwinds unrun, and the build it belongs to fails naming that worker.
 #[test]
 fn running_a_thread_builder_on_a_worker_panics() {
     within(LIMIT, "run on a worker", || {
-        let outer = ThreadPoolBuilder::new()
-            .num_threads(1)
-            .pin_threads(false)
-            .build()
-            .unwrap();
+        let outer = Arc::new(
+            ThreadPoolBuilder::new()
+                .num_threads(1)
+                .pin_threads(false)
+                .build()
+                .unwrap(),
+        );
         let (tx, rx) = std::sync::mpsc::channel();
-        let inner = ThreadPoolBuilder::new()
+        let on = Arc::clone(&outer);
+        let err = ThreadPoolBuilder::new()
             .num_threads(1)
             .pin_threads(false)
             .spawn_handler(move |thread| {
-                tx.send(thread).unwrap();
+                let tx = tx.clone();
+                on.spawn(move || {
+                    let result =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                            thread.run()
+                        }));
+                    let payload = result.unwrap_err();
+                    let text = payload
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| payload.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    tx.send(text).unwrap();
+                });
                 Ok(())
             })
             .build()
-            .unwrap();
-        let thread = rx.recv().unwrap();
-        let result = outer.install(|| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || thread.run()))
-        });
-        let payload = result.unwrap_err();
-        let text = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
+            .map(|_| ())
+            .unwrap_err();
+        let text = rx.recv().unwrap();
         assert!(text.contains("already a pool worker"), "{text}");
-        // The builder unwound out of `run` unrun: its worker counts as never started.
-        inner.shutdown();
+        // The builder unwound out of `run` unrun: its worker never started, and the build
+        // says so.
+        assert!(
+            matches!(&err, BuildError::ThreadSpawn { index: 0, error, .. } if error.contains("dropped")),
+            "{err:?}"
+        );
     });
 }
 
