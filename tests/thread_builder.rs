@@ -204,6 +204,38 @@ fn a_thread_builder_dropped_unrun_is_a_build_error() {
     });
 }
 
+/// The same through `build_scoped`: a wrapper that never runs its builder (drops or forgets
+/// it) fails the build, naming the worker, and `with_pool` never runs on a pool that could
+/// not finish a `broadcast`.
+#[test]
+fn build_scoped_with_a_wrapper_that_never_runs_its_builder_is_a_build_error() {
+    within(LIMIT, "build_scoped, builder not run", || {
+        for forget in [false, true] {
+            let result = ThreadPoolBuilder::new()
+                .num_threads(2)
+                .pin_threads(false)
+                .build_scoped(
+                    move |thread| {
+                        if thread.index() == 1 {
+                            if forget {
+                                std::mem::forget(thread);
+                            }
+                            return;
+                        }
+                        thread.run();
+                    },
+                    |pool| pool.broadcast(|ctx| ctx.index()),
+                );
+            match result {
+                Err(BuildError::ThreadSpawn { index: 1, .. }) => {}
+                other => {
+                    panic!("forget = {forget}: expected ThreadSpawn for worker 1, got {other:?}")
+                }
+            }
+        }
+    });
+}
+
 /// A handler that forgets a builder (`mem::forget`: neither run nor dropped) cannot hang the
 /// build, whether it then returns `Ok` (the pool would never finish a `broadcast`) or an error
 /// (the build would wait for that worker to stop): after the deadline the build fails,
