@@ -331,6 +331,35 @@ fn a_trace_too_large_for_all_workers_is_a_build_error() {
     assert_eq!(pool.install(|| common::fib(10)), common::fib_iter(10));
 }
 
+/// Runs test `name` again in a child process with `HYPERSTEAL_TRACE` set to `file`. In the
+/// parent: checks that the child passed and wrote the trace of its 2-worker pool to `file`,
+/// and returns `None`. In the child: builds that pool (traced through the variable), runs the
+/// workload on it and returns it.
+fn traced_through_env(name: &str, file: &std::path::Path) -> Option<ThreadPool> {
+    let file_for_child = file.to_path_buf();
+    if let Some(outcome) = common::in_child(name, Duration::from_secs(60), |cmd| {
+        cmd.env("HYPERSTEAL_TRACE", &file_for_child);
+    }) {
+        common::assert_child_passed(name, &outcome);
+        let text = std::fs::read_to_string(file).expect("the trace written at shutdown");
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["otherData"]["workers"], 2);
+        let _ = std::fs::remove_file(file);
+        return None;
+    }
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .pin_threads(false)
+        .build()
+        .unwrap();
+    workload(&pool);
+    assert!(
+        !pool.trace().is_empty(),
+        "HYPERSTEAL_TRACE turns tracing on"
+    );
+    Some(pool)
+}
+
 /// `HYPERSTEAL_TRACE` names a path, and paths need not be UTF-8: one that is not is taken
 /// and written to (in a child process, as the environment is process-wide).
 #[cfg(unix)]
@@ -344,27 +373,9 @@ fn env_var_takes_a_path_that_is_not_utf8() {
     bytes.extend_from_slice(b".json");
     let file = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&bytes));
     assert!(file.to_str().is_none(), "the path is not UTF-8");
-    let file_for_child = file.clone();
-    if let Some(outcome) = common::in_child(name, Duration::from_secs(60), |cmd| {
-        cmd.env("HYPERSTEAL_TRACE", &file_for_child);
-    }) {
-        common::assert_child_passed(name, &outcome);
-        let text = std::fs::read_to_string(&file).expect("the trace written at shutdown");
-        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(json["otherData"]["workers"], 2);
-        let _ = std::fs::remove_file(&file);
+    let Some(pool) = traced_through_env(name, &file) else {
         return;
-    }
-    let pool = ThreadPoolBuilder::new()
-        .num_threads(2)
-        .pin_threads(false)
-        .build()
-        .unwrap();
-    workload(&pool);
-    assert!(
-        !pool.trace().is_empty(),
-        "HYPERSTEAL_TRACE turns tracing on"
-    );
+    };
     pool.shutdown();
 }
 
@@ -374,28 +385,9 @@ fn env_var_writes_the_trace_and_bad_values_are_errors() {
     let name = "env_var_writes_the_trace_and_bad_values_are_errors";
     let file =
         std::env::temp_dir().join(format!("hypersteal-env-trace-{}.json", std::process::id()));
-    let file_for_child = file.clone();
-    if let Some(outcome) = common::in_child(name, Duration::from_secs(60), |cmd| {
-        cmd.env("HYPERSTEAL_TRACE", &file_for_child);
-    }) {
-        common::assert_child_passed(name, &outcome);
-        let text = std::fs::read_to_string(&file).expect("the trace written at shutdown");
-        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(json["otherData"]["workers"], 2);
-        let _ = std::fs::remove_file(&file);
+    let Some(pool) = traced_through_env(name, &file) else {
         return;
-    }
-    // The child: HYPERSTEAL_TRACE is set.
-    let pool = ThreadPoolBuilder::new()
-        .num_threads(2)
-        .pin_threads(false)
-        .build()
-        .unwrap();
-    workload(&pool);
-    assert!(
-        !pool.trace().is_empty(),
-        "HYPERSTEAL_TRACE turns tracing on"
-    );
+    };
     // An explicit builder call wins.
     let off = ThreadPoolBuilder::new()
         .num_threads(2)
