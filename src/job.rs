@@ -386,6 +386,26 @@ impl Ticket {
             .load(Ordering::Acquire)
     }
 
+    /// `job`, unless it is a *husk*: a ticket whose task another holder already claimed, which
+    /// is dropped here (its reference given back). Every queue that may hold a ticket's second
+    /// copy (an inbox, a placing worker's own queues, a public deque a rescuer steals from)
+    /// passes what it takes through this.
+    ///
+    /// # Safety
+    ///
+    /// `job` was just taken from a queue and is owned by the caller (it is consumed here when it
+    /// is a husk).
+    #[inline]
+    pub(crate) unsafe fn unless_husk(job: JobRef) -> Option<JobRef> {
+        if !job.is_ticket() || !Ticket::is_claimed(&job) {
+            return Some(job);
+        }
+        // SAFETY: the caller owns this ticket JobRef; it is consumed here, once.
+        let taken = unsafe { Ticket::redeem(job) };
+        debug_assert!(taken.is_none());
+        None
+    }
+
     /// The job, if this call claimed it.
     pub(crate) fn take(&self) -> Option<JobRef> {
         self.claim().then_some(self.job)

@@ -560,9 +560,7 @@ impl Registry {
                 self.sleep.notify(|| (from + 1..p).chain(0..from));
             }
             Reach::Neighbors => {
-                if !self.sleep.notify(|| self.graph.neighbors(from)) {
-                    self.sleep.notify_rescuer();
-                }
+                self.sleep.notify_or_rescuer(|| self.graph.neighbors(from));
             }
             // Nobody takes work from another deque but a rescuer: placement wakes the
             // receiver of a placed task.

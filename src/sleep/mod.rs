@@ -3,7 +3,7 @@
 
 use crate::sync::{broken, fence, AtomicBool, AtomicUsize, Broken, Condvar, Mutex, Ordering};
 use crossbeam_utils::CachePadded;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What a sleeping worker's re-check found (`Sleep::sleep`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,12 +100,15 @@ impl Sleep {
             }
             Recheck::Nothing => None,
         };
+        let deadline = limit.map(|limit| Instant::now() + limit);
         let mut token = slot.token.lock();
         while !*token {
-            match limit {
+            match deadline {
                 None => slot.cond.wait(&mut token),
-                Some(limit) => {
-                    if slot.cond.wait_for(&mut token, limit) && !*token {
+                Some(deadline) => {
+                    // A spurious wake-up waits only for what is left of the limit.
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if slot.cond.wait_for(&mut token, left) && !*token {
                         // Timed out: leave as a worker that found work does. If a waker claimed
                         // us meanwhile, its token is on its way: consume it below.
                         drop(token);
@@ -190,6 +193,22 @@ impl Sleep {
             return false;
         }
         self.notify_rescuer_cold()
+    }
+
+    /// [`Sleep::notify`] for work only some workers may take now (`candidates`, a policy's
+    /// neighbourhood), and [`Sleep::notify_rescuer`] when none of them was woken: one fence
+    /// for both.
+    #[inline]
+    pub(crate) fn notify_or_rescuer<I: Iterator<Item = usize>>(
+        &self,
+        candidates: impl FnOnce() -> I,
+    ) -> bool {
+        // Pairs with the fence in `sleep`.
+        fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::Relaxed) == 0 {
+            return false;
+        }
+        self.notify_cold(candidates()) || (!broken(Broken::Rescue) && self.notify_rescuer_cold())
     }
 
     #[cold]

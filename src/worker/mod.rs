@@ -521,29 +521,21 @@ impl WorkerThread {
                 None if self.mode == Mode::Placing => return None,
                 None => self.deque.pop()?,
             };
-            if job.is_ticket() && Ticket::is_claimed(&job) {
-                // SAFETY: a ticket JobRef taken from the own queues is consumed here, once.
-                let taken = unsafe { Ticket::redeem(job) };
-                debug_assert!(taken.is_none());
-                continue;
+            // SAFETY: just popped from the own queues; this worker owns it.
+            if let Some(job) = unsafe { Ticket::unless_husk(job) } {
+                return Some(job);
             }
-            return Some(job);
         }
     }
 
     /// The newest exposed copy in the own public deque whose task nobody ran yet, dropping
     /// husks (sender-initiated policies: a rescue of the worker's own task).
     pub(crate) fn pop_own_copy(&self) -> Option<JobRef> {
-        while let Some(job) = self.deque.pop() {
-            if job.is_ticket() && Ticket::is_claimed(&job) {
-                // SAFETY: a ticket JobRef taken from the own deque is consumed here, once.
-                let taken = unsafe { Ticket::redeem(job) };
-                debug_assert!(taken.is_none());
-                continue;
-            }
-            return Some(job);
-        }
-        None
+        let live = |job| {
+            // SAFETY: the job was just popped from the own deque; this worker owns it.
+            unsafe { Ticket::unless_husk(job) }
+        };
+        std::iter::from_fn(|| self.deque.pop()).find_map(live)
     }
 
     /// A spawned task: public at once under receiver-initiated policies (see the module docs);

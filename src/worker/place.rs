@@ -146,15 +146,8 @@ impl WorkerThread {
     /// dropping the copies at its top whose tasks already ran (husks), and makes sure an idle
     /// worker will look at it.
     pub(super) fn expose_copy(&self, job: JobRef) {
-        while let Some(top) = self.deque.pop() {
-            if Ticket::is_claimed(&top) {
-                // SAFETY: a ticket JobRef taken from the deque is consumed here, once.
-                let taken = unsafe { Ticket::redeem(top) };
-                debug_assert!(taken.is_none());
-            } else {
-                self.deque.push(top);
-                break;
-            }
+        if let Some(live) = self.pop_own_copy() {
+            self.deque.push(live);
         }
         // SAFETY: `job` is a ticket JobRef that still owns its reference (it is on this
         // worker's own queue).
@@ -240,13 +233,9 @@ impl WorkerThread {
     /// A task arrived in the inbox: count it and let the allocating phase forward it (ACWN's
     /// contracting goes on downhill). Returns the task if it stays here.
     pub(super) fn receive(&self, job: JobRef) -> Option<JobRef> {
-        if job.is_ticket() && Ticket::is_claimed(&job) {
-            // Its creator took it back: drop the husk.
-            // SAFETY: the ticket JobRef was taken from the inbox and is consumed here, once.
-            let taken = unsafe { Ticket::redeem(job) };
-            debug_assert!(taken.is_none());
-            return None;
-        }
+        // A husk: its creator took it back, or a rescuer ran its other copy.
+        // SAFETY: the JobRef was just taken from the inbox; this worker owns it.
+        let job = unsafe { Ticket::unless_husk(job) }?;
         let c = self.counters();
         bump(&c.placed_in, 1);
         self.record(EventKind::Received, job.origin(), job.hops());

@@ -115,7 +115,7 @@ impl<'a> Rescue<'a> {
     fn seen(&self) -> Duration {
         let registry = &*self.worker.registry;
         let now = registry.now_ns();
-        let since = *self.since.get().get_or_insert(now);
+        let since = self.since.get().unwrap_or(now);
         self.since.set(Some(since));
         Duration::from_nanos((since + registry.rescue_ns).saturating_sub(now))
     }
@@ -554,13 +554,12 @@ impl WorkerThread {
         let registry = &*self.registry;
         let p = registry.num_threads();
         for w in (self.index + 1..p).chain(0..self.index) {
-            while let Some(job) = steal_retrying(|| registry.workers[w].stealer.steal()) {
-                if job.is_ticket() && Ticket::is_claimed(&job) {
-                    // SAFETY: a ticket JobRef taken from a deque is consumed here, once.
-                    let taken = unsafe { Ticket::redeem(job) };
-                    debug_assert!(taken.is_none());
-                    continue;
-                }
+            let live = |job| {
+                // SAFETY: the job was just stolen; this worker owns it.
+                unsafe { Ticket::unless_husk(job) }
+            };
+            let steal = || steal_retrying(|| registry.workers[w].stealer.steal());
+            if let Some(job) = std::iter::from_fn(steal).find_map(live) {
                 rescue.rescued.set(true);
                 bump(&self.counters().rescued, 1);
                 self.record(EventKind::Rescued, w as u32, job.hops());
@@ -568,13 +567,12 @@ impl WorkerThread {
             }
         }
         // Under a sender-initiated policy, last, the copies of the worker's own tasks: one the
-        // policy placed on a worker that does not run it.
-        // Its own task moves nowhere: not counted in `rescued`, which counts transfers.
-        let job = if self.mode == Mode::Placing {
-            self.pop_own_copy()?
-        } else {
+        // policy placed on a worker that does not run it. Its own task moves nowhere, so it is
+        // not counted in `rescued`, which counts transfers.
+        if self.mode != Mode::Placing {
             return None;
-        };
+        }
+        let job = self.pop_own_copy()?;
         rescue.rescued.set(true);
         Some(job)
     }
