@@ -282,6 +282,53 @@ fn a_sibling_spawned_by_a_deep_waiter_runs() {
     });
 }
 
+/// The same 40 nested calls; at the bottom a `join` on a worker of the second pool whose `a`
+/// waits until another worker took `b`, and `b` spawns a task and blocks until it ran. The
+/// worker running the `join` then waits deeper than the deep waiters' threshold while the task
+/// sits with a worker blocked in user code: the waiter must rescue it.
+#[test]
+fn a_deep_waiter_rescues_work_a_blocked_worker_holds() {
+    let name = "a_deep_waiter_rescues_work_a_blocked_worker_holds";
+    run_in_child(name, || {
+        fn bottom() -> bool {
+            let started = std::sync::atomic::AtomicBool::new(false);
+            let home = hypersteal::current_thread_index();
+            let ((), moved) = hypersteal::join(
+                || {
+                    // Joins are poll points: the waiting `b` is handed over at one.
+                    while !started.load(Ordering::Acquire) {
+                        hypersteal::join(|| (), || ());
+                        std::thread::yield_now();
+                    }
+                },
+                || {
+                    started.store(true, Ordering::Release);
+                    let (tx, rx) = mpsc::channel();
+                    hypersteal::spawn(move || tx.send(()).unwrap());
+                    rx.recv().unwrap();
+                    hypersteal::current_thread_index() != home
+                },
+            );
+            moved
+        }
+        fn dive(a: &ThreadPool, b: &ThreadPool, depth: usize) -> bool {
+            match depth {
+                0 => b.install(bottom),
+                _ if depth.is_multiple_of(2) => b.install(|| dive(a, b, depth - 1)),
+                _ => a.install(|| dive(a, b, depth - 1)),
+            }
+        }
+        for policy in Policy::all() {
+            for trial in 0..3 {
+                let a = pool(Policy::default(), Topology::Complete, 1);
+                let b = pool(policy, Topology::Complete, 2);
+                let moved = a.install(|| dive(&a, &b, 40));
+                assert!(moved, "{policy}, trial {trial}: b ran where the join was");
+            }
+        }
+    });
+}
+
 /// An idle worker beside a task its policy refuses (below `most-loaded`'s `min`, with a worker
 /// its manager does not serve, decided rarely) neither spins nor leaves the task stranded: it
 /// sleeps until the rescue bound passes, takes the task, and the pool comes to rest.

@@ -155,6 +155,10 @@ pub(crate) struct WorkerThread {
     /// Time spent running tasks taken back ([`WorkerThread::reclaim`]), ns: a waiter takes
     /// them back during its idle stretch, which must not count that time as idle.
     reclaimed_ns: Cell<u64>,
+    /// When this worker's idle stretches first saw work it may only rescue, if they have seen
+    /// some at every search since (`wait.rs`, `Rescue`): the bound runs across short busy
+    /// stretches between them (`README.md`, "Rescue").
+    rescue_since: Cell<Option<u64>>,
     /// Receiver-initiated: the worker is still in the idle state it started in (its request
     /// cell `BLOCKED` and counted in `idle`, `Exchange::new`) and has not yet been busy. Its
     /// first idle stretch takes that state over instead of blocking again.
@@ -205,6 +209,7 @@ impl WorkerThread {
             depth: Cell::new(0),
             running: Cell::new(0),
             reclaimed_ns: Cell::new(0),
+            rescue_since: Cell::new(None),
             // An adopted worker never takes over its starting idle state: it stays blocked.
             starts_blocked: Cell::new(mode == Mode::Stealing && !adopted),
             eager: Cell::new(0),

@@ -9,8 +9,9 @@
 //!   runs here, as the policy decided), own work, the injector; before sleeping, take back an
 //!   unstarted task the waiter waits for, then linger awake for about a heartbeat.
 //! - [`WorkerThread::wait_deep`] (sender-initiated, past [`HELP_DEPTH`] nested waits): only
-//!   what it waits for, taken back, and work from outside the pool; its stack stops growing
-//!   (`docs/sender.md`, "Deadlock freedom").
+//!   what it waits for, taken back, and work from outside the pool; other work only as a
+//!   rescue, once per rescue bound, so its stack grows at most that fast (`docs/sender.md`,
+//!   "Deadlock freedom").
 
 use super::{Mode, WorkerThread, HELP_DEPTH, SEARCH_ROUNDS};
 use crate::job::JobRef;
@@ -106,7 +107,7 @@ impl<'a> Rescue<'a> {
     fn new(worker: &'a WorkerThread) -> Self {
         Rescue {
             worker,
-            since: Cell::new(None),
+            since: Cell::new(worker.rescue_since.get()),
             rescued: Cell::new(false),
         }
     }
@@ -125,12 +126,14 @@ impl<'a> Rescue<'a> {
         self.since.set(None);
     }
 
-    /// Whether the bound has passed since the worker first saw such work.
-    fn due(&self) -> bool {
-        self.since.get().is_some_and(|since| {
-            let registry = &*self.worker.registry;
-            registry.now_ns() >= since + registry.rescue_ns
-        })
+    /// A search round's look: whether such work is `visible` now and its bound has passed
+    /// since the worker first saw some (a round that sees none starts the bound anew).
+    fn ready(&self, visible: bool) -> bool {
+        if !visible {
+            self.forget();
+            return false;
+        }
+        self.seen() == Duration::ZERO
     }
 
     /// The sleep re-check's answer for work that may only be rescued.
@@ -148,7 +151,9 @@ impl<'a> Rescue<'a> {
 
 impl Drop for Rescue<'_> {
     fn drop(&mut self) {
-        if self.since.get().is_some() && !self.rescued.get() {
+        let pending = self.since.get().filter(|_| !self.rescued.get());
+        self.worker.rescue_since.set(pending);
+        if pending.is_some() {
             self.worker.registry.sleep.notify_rescuer();
         }
     }
@@ -222,7 +227,7 @@ impl WorkerThread {
                 Acquired::Contended => continue,
                 Acquired::Nothing => {}
             }
-            if rescue.due() {
+            if rescue.ready(self.rescue_visible(false)) {
                 if let Some(job) = self.take_rescue(&rescue) {
                     return Found::Job(job);
                 }
@@ -268,8 +273,8 @@ impl WorkerThread {
     /// The deep waiter (module docs): it only takes back what it waits for, or runs work from
     /// outside the pool, and otherwise sleeps until its latch is set. Every task it could wait
     /// for can be taken back while unstarted, so this cannot deadlock. Its own queued tasks
-    /// (which other workers may rescue meanwhile) it runs itself only when they have waited
-    /// for the rescue bound (`README.md`, "Rescue").
+    /// (which other workers may rescue meanwhile), and then other workers' exposed tasks, it
+    /// runs only when they have waited for the rescue bound (`README.md`, "Rescue").
     fn wait_deep<L: Probe>(&self, latch: &L, reclaim: Option<&dyn Reclaim>) {
         while !latch.probe() {
             if reclaim.is_some_and(|r| r.reclaim(self)) {
@@ -292,7 +297,7 @@ impl WorkerThread {
     /// because a placing worker cannot ask for work: it can only be sent some, at most once per
     /// heartbeat by each busy worker, and a task that finds it asleep pays a wake-up first
     /// (measured in `docs/sender.md`). Work the policy does not send it, it rescues once the
-    /// rescue bound has passed (`README.md`, "Rescue"); a deep waiter rescues only its own.
+    /// rescue bound has passed (`README.md`, "Rescue"); a deep waiter its own tasks first.
     fn search_placing<L: Probe>(
         &self,
         latch: &L,
@@ -302,7 +307,8 @@ impl WorkerThread {
         let mut rounds = 0;
         let since = self.registry.now_ns();
         // Counted in `idle` from the start of the linger until the search ends (README,
-        // "Hunger"); a deep waiter runs nobody else's work, so sending it some would not help.
+        // "Hunger"). A deep waiter counts too: busy workers then expose what they keep, and it
+        // runs that (or what they send it) once the rescue bound has passed.
         let hunger = Hunger {
             idle: self.idle_count(),
             counted: Cell::new(false),
@@ -320,9 +326,10 @@ impl WorkerThread {
             if let Some(job) = own.or_else(|| self.take_outside()) {
                 return Found::Job(job);
             }
-            if rescue.due() {
+            if rescue.ready(self.rescue_visible(deep)) {
                 let rescued = if deep {
                     self.take_own_late(&rescue)
+                        .or_else(|| self.take_rescue(&rescue))
                 } else {
                     self.take_rescue(&rescue)
                 };
@@ -340,9 +347,7 @@ impl WorkerThread {
             }
             // A waiter with nothing to do is hungry from here on: busy workers then decide each
             // task they push at once (README, "Hunger"), so work comes while it lingers.
-            if !deep {
-                hunger.begin();
-            }
+            hunger.begin();
             // Linger (yielding) for about one heartbeat before sleeping: a busy worker's next
             // decision may send work here, and catching it awake saves a sleep and a wake-up.
             if !cfg!(loom)
@@ -534,14 +539,12 @@ impl WorkerThread {
 
     /// Whether work this worker may rescue is visible: a task in another worker's public
     /// deque, or, under a sender-initiated policy, an exposed copy in its own (the task may
-    /// have been placed on a worker that is blocked); for a deep waiter, its own queued tasks
+    /// have been placed on a worker that is blocked); for a deep waiter, its own queued tasks too
     /// (`README.md`, "Rescue").
     fn rescue_visible(&self, deep: bool) -> bool {
         let registry = &*self.registry;
-        if deep {
-            return self.waiting() != 0
-                || !self.deque.is_empty()
-                || !registry.workers[self.index].inbox.is_empty();
+        if deep && (self.waiting() != 0 || !registry.workers[self.index].inbox.is_empty()) {
+            return true;
         }
         (self.mode == Mode::Placing && !self.deque.is_empty())
             || (0..registry.num_threads())
