@@ -1,5 +1,6 @@
 //! [`ThreadPoolBuilder`], [`BuildError`], the environment variables, and the global pool.
 
+use crate::hardware::Placement;
 use crate::policy::{ParsePolicyError, Policy, PolicyError};
 use crate::pool::ThreadPool;
 use crate::registry::Registry;
@@ -23,6 +24,9 @@ pub const ENV_TOPOLOGY: &str = "HYPERSTEAL_TOPOLOGY";
 /// Environment variable: whether to pin workers to cores (`1`/`0`, `true`/`false`, `yes`/`no`,
 /// `on`/`off`).
 pub const ENV_PIN: &str = "HYPERSTEAL_PIN";
+/// Environment variable: how workers are laid onto CPUs, `hardware` (the default) or `os`
+/// ([`Placement`]).
+pub const ENV_PLACEMENT: &str = "HYPERSTEAL_PLACEMENT";
 /// Environment variable: record an event trace and write it, as Chrome Trace Event JSON, to this
 /// file when the pool is dropped or shut down (best effort; see [`ThreadPoolBuilder::trace`]).
 pub const ENV_TRACE: &str = "HYPERSTEAL_TRACE";
@@ -181,6 +185,7 @@ struct Settings {
     topology: Option<Topology>,
     policy: Option<Policy>,
     pin: Option<bool>,
+    placement: Option<Placement>,
     thread_name: Option<ThreadName>,
     stack_size: Option<usize>,
     panic_handler: Option<PanicHandler>,
@@ -202,6 +207,7 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("topology", &self.settings.topology)
             .field("policy", &self.settings.policy)
             .field("pin", &self.settings.pin)
+            .field("placement", &self.settings.placement)
             .field(
                 "thread_name",
                 &self.settings.thread_name.as_ref().map(|_| ".."),
@@ -237,6 +243,7 @@ pub(crate) struct Config {
     pub(crate) topology: Topology,
     pub(crate) policy: Policy,
     pub(crate) pin: bool,
+    pub(crate) placement: Placement,
     /// One name per worker, checked.
     pub(crate) thread_names: Vec<String>,
     pub(crate) stack_size: Option<usize>,
@@ -364,12 +371,26 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
-    /// Whether to pin each worker to a core (default: true). Cores are handed out process-wide:
-    /// while free cores exist, live pools do not share one; with more workers than free cores,
-    /// each worker takes the least-used core, so they spread evenly. A pool gives its cores back
-    /// when its threads are gone (`docs/design.md`, "Pinning").
+    /// Whether to pin each worker to a CPU. The default (unless `HYPERSTEAL_PIN` says) is to pin
+    /// only when the process may run on fewer CPUs than the machine has (`taskset`, a cpuset,
+    /// an MPI launcher's binding): those CPUs were given to it. With the whole machine allowed,
+    /// workers are not pinned, since a worker pinned to a CPU another process keeps busy cannot
+    /// move away. CPUs are handed out process-wide: while free CPUs exist, live pools do not
+    /// share one; with more workers than free CPUs, each worker takes the least-used CPU, so
+    /// they spread evenly. A pool gives its CPUs back when its threads are gone
+    /// (`docs/design.md`, "Pinning").
     pub fn pin_threads(mut self, pin: bool) -> Self {
         self.settings.pin = Some(pin);
+        self
+    }
+
+    /// How workers are laid onto the CPUs they are pinned to (default: [`Placement::Hardware`],
+    /// or `HYPERSTEAL_PLACEMENT`): in the hardware's closeness, so that neighbours in the
+    /// topology share a core's caches, an L3 or a NUMA node as far as the machine allows, or in
+    /// the operating system's numbering. [`ThreadPool::cpu_map`](crate::ThreadPool::cpu_map)
+    /// reports the result.
+    pub fn placement(mut self, placement: Placement) -> Self {
+        self.settings.placement = Some(placement);
         self
     }
 
@@ -691,7 +712,11 @@ impl<S> ThreadPoolBuilder<S> {
         policy.validate().map_err(BuildError::Policy)?;
         let pin = match self.settings.pin {
             Some(p) => p,
-            None => env_value(ENV_PIN, parse_bool)?.unwrap_or(true),
+            None => env_value(ENV_PIN, parse_bool)?.unwrap_or_else(crate::pinning::pin_by_default),
+        };
+        let placement = match self.settings.placement {
+            Some(p) => p,
+            None => env_value(ENV_PLACEMENT, |s| s.parse())?.unwrap_or_default(),
         };
         if let Some(speeds) = &self.settings.speeds {
             if speeds.len() != num_threads {
@@ -743,6 +768,7 @@ impl<S> ThreadPoolBuilder<S> {
             topology,
             policy,
             pin,
+            placement,
             thread_names,
             stack_size: self.settings.stack_size,
             panic_handler: self.settings.panic_handler,

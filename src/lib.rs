@@ -57,6 +57,7 @@ mod builder;
 #[cfg(doctest)]
 mod compile_fail;
 mod fifo;
+pub mod hardware;
 pub mod iter;
 mod job;
 mod join;
@@ -121,6 +122,7 @@ pub mod string {
 pub mod vec {
     pub use crate::iter::{Drain, IntoIter};
 }
+pub use hardware::Placement;
 pub use join::{join, join_context, FnContext};
 pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy, PolicyError};
 pub use pool::ThreadPool;

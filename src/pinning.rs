@@ -1,81 +1,117 @@
-//! Which core each worker is pinned to.
+//! Which CPU each worker is pinned to, and whether to pin at all.
 //!
-//! Cores are handed out process-wide, not per pool: a table counts the live workers pinned to
-//! each core this process may run on, and a new pool takes, for each of its workers in turn, the
-//! core with the fewest workers on it (the first such core in the order the operating system
-//! lists them). So
+//! **Whether.** By default a pool pins only when the process's affinity mask is narrower than
+//! the machine (`taskset`, a cgroup cpuset, an MPI launcher that bound its ranks): then the
+//! CPUs were handed to this process and pinning inside them costs nobody else. With the whole
+//! machine allowed, the default is not to pin, because other processes may be busy on any CPU
+//! and a worker pinned under one of them cannot move away (a 1-worker pool pinned to a CPU
+//! another process kept busy ran 36 to 131 times slower than unpinned). An explicit
+//! [`crate::ThreadPoolBuilder::pin_threads`] or `HYPERSTEAL_PIN` decides either way.
 //!
-//! - while free cores exist, live pools never share a core (the global pool and a user's pool
-//!   sit side by side instead of stacking on cores 0, 1, ...);
-//! - a pool with more workers than there are cores (or pools that together have more) spreads
-//!   them evenly: when it is built, no core carries two more workers than another, and
-//!   consecutive workers of a pool stay on consecutive cores as far as the free ones allow
-//!   (pools that end later can leave the spread uneven until new pools fill the gaps);
-//! - a pool gives its cores back when its last thread is gone (its registry is dropped), so
-//!   after [`crate::ThreadPool::shutdown`] returns they are free for the next pool.
+//! **Where.** CPUs are handed out process-wide, not per pool: a table counts the live workers
+//! pinned to each CPU this process may run on, and a new pool takes, for each of its workers in
+//! turn, the CPU with the fewest workers on it, the first such in its placement's order
+//! ([`crate::Placement`]: the operating system's order, or the hardware-mapped order of
+//! [`Hardware::mapped_order`]). So
 //!
-//! Pinning is best effort: the table says where a worker is meant to run (and what
-//! [`crate::ThreadPool::worker_core`] reports); if the operating system refuses the affinity
-//! call, the thread runs unpinned. The table is plain process state behind a `parking_lot` lock,
+//! - while free CPUs exist, live pools never share one (the global pool and a user's pool sit
+//!   side by side instead of stacking on CPUs 0, 1, ...);
+//! - a pool with more workers than there are CPUs (or pools that together have more) spreads
+//!   them evenly: when it is built, no CPU carries two more workers than another (pools that end
+//!   later can leave the spread uneven until new pools fill the gaps);
+//! - under the hardware placement the pool's CPUs are then ordered by closeness
+//!   ([`Hardware::by_closeness`]) before worker `i` gets the `i`-th, so that topology neighbours
+//!   are hardware neighbours;
+//! - a pool gives its CPUs back when its last thread is gone (its registry is dropped), so after
+//!   [`crate::ThreadPool::shutdown`] returns they are free for the next pool.
+//!
+//! Pinning is best effort: the table says where a worker is meant to run (what
+//! [`crate::ThreadPool::placement`] reports); if the operating system refuses the affinity call,
+//! the thread runs unpinned. The table is plain process state behind a `parking_lot` lock,
 //! outside the loom-checked core (loom models build unpinned pools).
 
+use crate::hardware::Hardware;
+use crate::Placement;
 use parking_lot::Mutex;
+use std::sync::OnceLock;
 
-/// Live workers per core, in the order `core_affinity` lists this process's cores.
+/// Live workers per CPU, in the operating system's order of this process's CPUs.
 struct Table {
-    cores: Vec<usize>,
+    cpus: Vec<usize>,
     users: Vec<usize>,
 }
 
 static TABLE: Mutex<Option<Table>> = Mutex::new(None);
 
-/// The cores of one pool's workers, returned to the table when dropped.
+/// The machine's layout, read once per process.
+pub(crate) fn hardware() -> &'static Hardware {
+    static HARDWARE: OnceLock<Hardware> = OnceLock::new();
+    HARDWARE.get_or_init(Hardware::detect)
+}
+
+/// The default of `pin_threads`: pin when the process was given a share of the machine.
+pub(crate) fn pin_by_default() -> bool {
+    hardware().restricted()
+}
+
+/// The CPUs of one pool's workers, returned to the table when dropped.
 #[derive(Debug)]
 pub(crate) struct Cores {
     of_worker: Vec<Option<usize>>,
 }
 
 impl Cores {
-    /// Takes a core for each of `n` workers, or none at all when `pin` is false or this process
-    /// cannot learn its cores.
-    pub(crate) fn take(n: usize, pin: bool) -> Cores {
+    /// Takes a CPU for each of `n` workers in `placement`'s order, or none at all when `pin` is
+    /// false or this process cannot learn its CPUs.
+    pub(crate) fn take(n: usize, pin: bool, placement: Placement) -> Cores {
+        let none = || Cores {
+            of_worker: vec![None; n],
+        };
         if !pin {
-            return Cores {
-                of_worker: vec![None; n],
-            };
+            return none();
         }
+        let hw = hardware();
         let mut guard = TABLE.lock();
         let table = guard.get_or_insert_with(|| {
-            let cores: Vec<usize> = core_affinity::get_core_ids()
-                .unwrap_or_default()
-                .into_iter()
-                .map(|c| c.id)
-                .collect();
+            let cpus: Vec<usize> = hw.cpus().iter().map(|c| c.id).collect();
             Table {
-                users: vec![0; cores.len()],
-                cores,
+                users: vec![0; cpus.len()],
+                cpus,
             }
         });
-        if table.cores.is_empty() {
-            return Cores {
-                of_worker: vec![None; n],
-            };
+        if table.cpus.is_empty() {
+            return none();
         }
-        let of_worker = (0..n)
+        // Slots of the table in the placement's order.
+        let order: Vec<usize> = match placement {
+            Placement::OsOrder => (0..table.cpus.len()).collect(),
+            Placement::Hardware => hw
+                .mapped_order()
+                .into_iter()
+                .filter_map(|id| table.cpus.iter().position(|&c| c == id))
+                .collect(),
+        };
+        let mut taken: Vec<usize> = (0..n)
             .map(|_| {
-                // The least-used core; among equals, the first (ties keep consecutive workers on
-                // consecutive cores).
-                let slot = (0..table.cores.len())
-                    .min_by_key(|&i| table.users[i])
-                    .expect("at least one core");
+                // The least-used CPU; among equals, the first in order (ties keep consecutive
+                // workers on consecutive CPUs).
+                let slot = *order
+                    .iter()
+                    .min_by_key(|&&i| table.users[i])
+                    .expect("at least one CPU");
                 table.users[slot] += 1;
-                Some(table.cores[slot])
+                table.cpus[slot]
             })
             .collect();
-        Cores { of_worker }
+        if placement == Placement::Hardware {
+            hw.by_closeness(&mut taken);
+        }
+        Cores {
+            of_worker: taken.into_iter().map(Some).collect(),
+        }
     }
 
-    /// The core worker `index` is pinned to, if any.
+    /// The CPU worker `index` is pinned to, if any.
     pub(crate) fn of(&self, index: usize) -> Option<usize> {
         self.of_worker.get(index).copied().flatten()
     }
@@ -88,8 +124,8 @@ impl Drop for Cores {
         }
         let mut guard = TABLE.lock();
         let Some(table) = guard.as_mut() else { return };
-        for core in self.of_worker.iter().flatten() {
-            if let Some(slot) = table.cores.iter().position(|c| c == core) {
+        for cpu in self.of_worker.iter().flatten() {
+            if let Some(slot) = table.cpus.iter().position(|c| c == cpu) {
                 table.users[slot] = table.users[slot].saturating_sub(1);
             }
         }

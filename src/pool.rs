@@ -217,9 +217,18 @@ impl ThreadPool {
         &self.registry.graph
     }
 
-    /// The core worker `index` is pinned to (`None` when pinning is off or unavailable).
+    /// The CPU worker `index` is pinned to (`None` when pinning is off or unavailable).
     pub fn worker_core(&self, index: usize) -> Option<usize> {
         self.registry.core_of(index)
+    }
+
+    /// The CPU each worker is pinned to, by worker index (all `None` when the pool does not
+    /// pin): the virtual topology as laid onto the machine
+    /// ([`ThreadPoolBuilder::placement`](crate::ThreadPoolBuilder::placement)).
+    pub fn cpu_map(&self) -> Vec<Option<usize>> {
+        (0..self.current_num_threads())
+            .map(|i| self.registry.core_of(i))
+            .collect()
     }
 
     /// What the pool did since it was built or since the last [`ThreadPool::reset_stats`].

@@ -145,7 +145,7 @@ impl Registry {
                 path,
             }),
         };
-        let cores = Cores::take(n, config.pin);
+        let cores = Cores::take(n, config.pin, config.placement);
         let registry = Arc::new(Registry {
             workers,
             injector: Injector::new(),

@@ -57,6 +57,13 @@ fn environment_defaults_and_errors() {
     );
     let e = env_err("HYPERSTEAL_PIN", "maybe");
     assert!(e.contains("maybe") && e.contains("true/false"), "{e}");
+    let e = env_err("HYPERSTEAL_PLACEMENT", "numa");
+    assert!(
+        e.contains("HYPERSTEAL_PLACEMENT")
+            && e.contains("numa")
+            && e.contains("`hardware` or `os`"),
+        "{e}"
+    );
 
     // Too many is an error about the variable, not about a builder call nobody made.
     set("HYPERSTEAL_NUM_THREADS", "99999");

@@ -807,6 +807,7 @@ fn quick_measured(plan: &Plan, t0: Instant, started: String, dir: &Path) -> Resu
     results.wall_s = t0.elapsed().as_secs_f64();
     let files = results.write_all(dir)?;
     println!("{}", results.machine.summary());
+    println!("layout: {}", results.machine.layout);
     print!("{}", report::summary_text(&results));
     println!("\nper-join overhead");
     print!(
@@ -880,6 +881,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     match args.format {
         Format::Table => {
             println!("{}", results.machine.summary());
+            println!("layout: {}", results.machine.layout);
             print!(
                 "{}",
                 report::text_table(&report::detail_table(&results.rows))
@@ -916,7 +918,9 @@ fn versus(args: &VersusArgs) -> Result<(), Failure> {
     let rows = rows.map_err(Failure::Run)?;
     match args.format {
         Format::Table => {
-            println!("{}", Machine::detect().summary());
+            let machine = Machine::detect();
+            println!("{}", machine.summary());
+            println!("layout: {}", machine.layout);
             println!(
                 "{} rounds; ÷ rayon and ÷ seq are medians of per-round ratios, IQR their quartiles",
                 plan.rounds
@@ -999,6 +1003,7 @@ fn overhead(args: &OverheadArgs) -> Result<(), Failure> {
     match args.format {
         Format::Table => {
             println!("{}", results.machine.summary());
+            println!("layout: {}", results.machine.layout);
             print!(
                 "{}",
                 report::text_table(&report::overhead_table(&results.overhead))

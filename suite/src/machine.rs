@@ -15,6 +15,10 @@ pub struct Machine {
     pub os: String,
     /// Architecture the binary was built for.
     pub arch: String,
+    /// The layout hypersteal reads (`hypersteal::hardware::Hardware`), in one line: the map
+    /// its hardware placement lays workers onto.
+    #[serde(default)]
+    pub layout: String,
 }
 
 impl Machine {
@@ -43,6 +47,7 @@ impl Machine {
             cores,
             os: format!("{pretty}{kernel}"),
             arch: std::env::consts::ARCH.to_string(),
+            layout: hypersteal::hardware::Hardware::detect().to_string(),
         }
     }
 

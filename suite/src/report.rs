@@ -150,6 +150,9 @@ impl Results {
             "- **Machine:** CPU `{}`, {} cores, {} ({})",
             self.machine.cpu, self.machine.cores, self.machine.os, self.machine.arch
         );
+        if !self.machine.layout.is_empty() {
+            let _ = writeln!(md, "- **Layout:** {}", self.machine.layout);
+        }
         let _ = writeln!(md, "- **Started:** {}", self.started);
         let _ = writeln!(md, "- **Command:** `{}`", self.command);
         let _ = writeln!(
