@@ -4,8 +4,8 @@
 //! the machine (`taskset`, a cgroup cpuset, an MPI launcher that bound its ranks): then the
 //! CPUs were handed to this process and pinning inside them costs nobody else. With the whole
 //! machine allowed, the default is not to pin, because other processes may be busy on any CPU
-//! and a worker pinned under one of them cannot move away (a 1-worker pool pinned to a CPU
-//! another process kept busy ran 36 to 131 times slower than unpinned). An explicit
+//! and a worker pinned under one of them cannot move away: it gets only the share of that CPU
+//! the scheduler leaves it, while other CPUs may sit idle. An explicit
 //! [`crate::ThreadPoolBuilder::pin_threads`] or `HYPERSTEAL_PIN` decides either way.
 //!
 //! **Where.** CPUs are handed out process-wide, not per pool: a table counts the live workers
