@@ -41,15 +41,11 @@ fn find_first_in_a_huge_nested_loop_stops_at_the_first_match() {
 fn find_last_in_a_huge_nested_loop_stops_at_the_last_match() {
     // As in rayon, a search for the last match needs a second worker to take the later parts
     // of the iteration while the first is still in the earlier ones: an idle worker's request
-    // moves them. Under the sender-initiated policies nobody asks; they hand work over as
-    // their placement decides, which reaches the end of these iterations only after seconds
-    // to minutes (docs/migrating.md), so they are left out here.
+    // moves them, or, under a sender-initiated policy, a placement decided because it is
+    // hungry; a 128-bit range's leaf splits while it runs for an idle worker.
     within(LIMIT, "huge find_last", || {
         for (name, pool) in iter_pools() {
-            if pool.current_num_threads() < 2
-                || name.starts_with("acwn")
-                || name.starts_with("random")
-            {
+            if pool.current_num_threads() < 2 {
                 continue;
             }
             pool.install(|| {
@@ -236,5 +232,31 @@ fn repeat_n_and_step_by_clone_only_what_they_yield() {
                 );
             })
         }
+    });
+}
+
+/// A 128-bit range's leaves split while they run whenever a worker is idle
+/// (`src/iter/divide.rs`): the items still come once each, in order. The items' cost grows
+/// along the range, so the later leaves are still running when the earlier workers go idle.
+#[test]
+fn a_wide_range_split_while_it_runs_keeps_every_item_once_in_order() {
+    in_every_iter_pool(LIMIT, "wide range split while running", |pool, ctx| {
+        pool.install(|| {
+            let n = 300_000u128;
+            let work = |x: u128| {
+                let mut h = x as u64;
+                for _ in 0..(x * 8 / n) {
+                    h = h.wrapping_mul(6364136223846793005).wrapping_add(1);
+                }
+                std::hint::black_box(h);
+                x
+            };
+            let got: Vec<u128> = (0..n).into_par_iter().map(work).collect();
+            assert!(got.iter().copied().eq(0..n), "{ctx}: collect");
+            let sum: u128 = (0..=n).into_par_iter().map(work).sum();
+            assert_eq!(sum, n * (n + 1) / 2, "{ctx}: sum");
+            let signed: Vec<i128> = (-1000i128..1000).into_par_iter().collect();
+            assert!(signed.iter().copied().eq(-1000..1000), "{ctx}: i128");
+        })
     });
 }

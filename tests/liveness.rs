@@ -176,13 +176,9 @@ fn searches_too_long_for_one_worker_finish_under_every_policy() {
     let name = "searches_too_long_for_one_worker_finish_under_every_policy";
     run_in_child(name, || {
         let len: u128 = 10u128.pow(27);
-        // Not `random-alloc`: a task it keeps never moves again, and here both workers stay
-        // busy for good (the halves without the match never end), so the kept half with the
-        // match waits behind them (`docs/sender.md`, "What random allocation cannot promise").
-        for policy in Policy::all()
-            .into_iter()
-            .filter(|p| *p != Policy::RandomAlloc)
-        {
+        // Every leaf here is far too long to finish: the searches end only because a leaf
+        // splits what is left of it whenever the other worker is idle (`src/iter/divide.rs`).
+        for policy in Policy::all() {
             let pool = pool(policy, Topology::Hypercube, 2);
             for trial in 0..3 {
                 let last = pool.install(|| (0..len).into_par_iter().find_last(|&x| x % 5 == 0));
@@ -319,12 +315,22 @@ fn a_deep_waiter_rescues_work_a_blocked_worker_holds() {
             }
         }
         for policy in Policy::all() {
-            for trial in 0..3 {
+            // The waiter may run `b` itself (from inside one of `a`'s joins, whose own `b` was
+            // taken): then nothing is stranded and the scenario is not exercised. Every trial
+            // must end; three in which `b` moved must be seen.
+            let mut moved = 0;
+            for _ in 0..30 {
                 let a = pool(Policy::default(), Topology::Complete, 1);
                 let b = pool(policy, Topology::Complete, 2);
-                let moved = a.install(|| dive(&a, &b, 40));
-                assert!(moved, "{policy}, trial {trial}: b ran where the join was");
+                moved += usize::from(a.install(|| dive(&a, &b, 40)));
+                if moved == 3 {
+                    break;
+                }
             }
+            assert_eq!(
+                moved, 3,
+                "{policy}: b ran where the join was in too many trials"
+            );
         }
     });
 }

@@ -5,6 +5,19 @@
 //! [`crate::join`] under the same split budget as the adaptive schedule of indexed loops (about
 //! two pieces per worker, refilled when a half is stolen), folds each leaf with the consumer and
 //! combines the partial results left before right, so the items keep their order.
+//!
+//! A leaf is not always short: the budget bounds how often a piece is halved, not how many
+//! items it holds (a 128-bit range can hold 10^27). A piece that can stop midway
+//! ([`Divisible::fold_until`]) is therefore split *while it runs*: at each of its poll points
+//! the leaf asks whether some worker of the pool is idle while this one has nothing queued to
+//! give it, and if so it stops, halves what is left, and offers the later half through a `join`
+//! (with a fresh budget if another worker takes it, as a stolen half gets; under a
+//! sender-initiated policy none, as placed halves get none). Each such split halves the rest of
+//! the leaf, so an idle worker gets a share of any long leaf within one poll period, and a leaf
+//! is split at most about `log2(items)` times. This is what lets `find_last` over a 10^27-item range
+//! end under every policy: the pieces late in the range reach a worker while earlier leaves
+//! still run, their matches stop the earlier leaves, and the search moves right by half of
+//! what is left at each hand-over.
 
 use crate::iter::plumbing::sealed::{Place, Token};
 use crate::iter::plumbing::Consumer;
@@ -22,6 +35,20 @@ pub(crate) trait Divisible: Send + Sized {
 
     /// Folds the piece's items, in order, with `consumer`.
     fn fold_with<C: Consumer<Self::Item>>(self, consumer: &C) -> C::Result;
+
+    /// Folds the piece's items, in order, with `consumer`, calling `stop.tick()` before each
+    /// item; when it says stop, gives back the items not yet folded as a piece of their own.
+    ///
+    /// A piece that cannot stop midway folds whole (the default, with the driver's own poll
+    /// points) and gives back nothing.
+    fn fold_until<C: Consumer<Self::Item>>(
+        self,
+        consumer: &C,
+        stop: &mut Stopper,
+    ) -> (C::Result, Option<Self>) {
+        let _ = stop;
+        (self.fold_with(&Polled(consumer)), None)
+    }
 }
 
 /// Runs the pieces of `piece` through `consumer` in the current pool.
@@ -32,7 +59,11 @@ where
 {
     in_worker(|worker, _| {
         let refill = initial_splits(worker.registry.num_threads());
-        let ctx = Halving { consumer, refill };
+        let ctx = Halving {
+            consumer,
+            refill,
+            placing: worker.placing(),
+        };
         ctx.run(piece, Place::WHOLE, refill, worker.index)
     })
 }
@@ -40,6 +71,9 @@ where
 struct Halving<'c, C> {
     consumer: &'c C,
     refill: u32,
+    /// The pool's policy is sender-initiated: a half that runs elsewhere was placed there by a
+    /// decision, which does not show that anyone was idle.
+    placing: bool,
 }
 
 impl<C> Halving<'_, C> {
@@ -66,7 +100,10 @@ impl<C> Halving<'_, C> {
                     || {
                         let runner = crate::current_thread_index().unwrap_or(owner);
                         // Stolen: a worker was idle, so this half may split like a fresh one.
-                        let splits = if runner != owner {
+                        // Placed by a sender-initiated decision: that shows nothing, and a
+                        // refill there fed the workers ever smaller pieces of the middle of a
+                        // huge range while the pieces that hold a search's answer waited.
+                        let splits = if runner != owner && !self.placing {
                             self.refill
                         } else {
                             splits - 1
@@ -79,15 +116,72 @@ impl<C> Halving<'_, C> {
         }
     }
 
+    /// Folds `piece`, splitting what is left of it whenever a worker is idle (module docs).
     fn leaf<D>(&self, piece: D, place: Place) -> C::Result
     where
         D: Divisible,
         C: Consumer<D::Item>,
     {
-        piece.fold_with(&Placed {
+        let placed = Placed {
             inner: self.consumer,
             place,
-        })
+        };
+        let (done, rest) = piece.fold_until(&placed, &mut Stopper::new());
+        let Some(rest) = rest else { return done };
+        if self.consumer.full_placed(place, Token(())) {
+            return done;
+        }
+        // The items folded so far lie before `rest`'s, and their results were (for a search)
+        // published at `place.lo`, the start of the left half: the order holds.
+        let (left_place, right_place) = place.halves();
+        let rest = match rest.divide() {
+            (left, Some(right)) => {
+                let owner = crate::current_thread_index().unwrap_or(0);
+                let (a, b) = crate::join(
+                    || self.leaf(left, left_place),
+                    || {
+                        // Taken by the idle worker: it may split like a fresh piece. Left to
+                        // this worker: a leaf again, which splits when asked.
+                        let runner = crate::current_thread_index().unwrap_or(owner);
+                        let splits = if runner != owner && !self.placing {
+                            self.refill
+                        } else {
+                            0
+                        };
+                        self.run(right, right_place, splits, runner)
+                    },
+                );
+                self.consumer.reduce(a, b)
+            }
+            // Too small to cut: the rest is folded here, without stopping again.
+            (whole, None) => whole.fold_with(&Polled(&placed)),
+        };
+        self.consumer.reduce(done, rest)
+    }
+}
+
+/// The stop signal a leaf that can stop midway ticks before each item (see the module docs).
+pub(crate) struct Stopper {
+    left: u32,
+}
+
+impl Stopper {
+    fn new() -> Self {
+        Stopper { left: POLL_EVERY }
+    }
+
+    /// Counts one item; every [`POLL_EVERY`] items, runs a poll point and tells whether the
+    /// leaf should stop and split what is left (a worker is idle and this one has nothing
+    /// queued to give it).
+    #[inline]
+    pub(crate) fn tick(&mut self) -> bool {
+        self.left -= 1;
+        if self.left != 0 {
+            return false;
+        }
+        self.left = POLL_EVERY;
+        crate::iter::driver::poll_point();
+        crate::iter::driver::split_wanted()
     }
 }
 
@@ -101,10 +195,6 @@ impl<T, C: Consumer<T>> Consumer<T> for Placed<'_, C> {
     type Result = C::Result;
 
     fn consume<I: Iterator<Item = T>>(&self, iter: I) -> C::Result {
-        let iter = Polled {
-            iter,
-            left: POLL_EVERY,
-        };
         self.inner.consume_placed(None, self.place, iter, Token(()))
     }
 
@@ -124,31 +214,38 @@ impl<T, C: Consumer<T>> Consumer<T> for Placed<'_, C> {
 /// Items between two poll points of a leaf.
 const POLL_EVERY: u32 = 1024;
 
-/// A leaf's items, with a poll point every [`POLL_EVERY`] of them.
+/// A consumer whose items come with a poll point every [`POLL_EVERY`] of them, for pieces
+/// that cannot stop midway.
 ///
-/// An unindexed leaf can be long (its size is only halved while the split budget lasts), and
+/// Such a leaf can still be long (its size is only halved while the split budget lasts), and
 /// the halves its worker split off before it are private until the worker reaches a poll point
-/// (`src/worker/README.md`). Without one inside the leaf, an idle worker could not get them
-/// until the leaf ends: a `find_last` over a huge range then scans a quarter of it alone
-/// instead of handing the later halves over, where the match is found at once.
-struct Polled<I> {
-    iter: I,
-    left: u32,
-}
+/// (`src/worker/README.md`): without one inside the leaf, an idle worker could not get them
+/// until the leaf ends.
+struct Polled<'c, C>(&'c C);
 
-impl<I: Iterator> Iterator for Polled<I> {
-    type Item = I::Item;
+impl<T, C: Consumer<T>> Consumer<T> for Polled<'_, C> {
+    type Result = C::Result;
 
-    fn next(&mut self) -> Option<I::Item> {
-        self.left -= 1;
-        if self.left == 0 {
-            self.left = POLL_EVERY;
-            crate::iter::driver::poll_point();
-        }
-        self.iter.next()
+    fn consume<I: Iterator<Item = T>>(&self, iter: I) -> C::Result {
+        let mut left = POLL_EVERY;
+        self.0.consume(iter.inspect(move |_| {
+            left -= 1;
+            if left == 0 {
+                left = POLL_EVERY;
+                crate::iter::driver::poll_point();
+            }
+        }))
     }
 
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.iter.size_hint()
+    fn reduce(&self, left: C::Result, right: C::Result) -> C::Result {
+        self.0.reduce(left, right)
+    }
+
+    fn identity(&self) -> C::Result {
+        self.0.identity()
+    }
+
+    fn full(&self) -> bool {
+        self.0.full()
     }
 }

@@ -312,6 +312,14 @@ pub(crate) fn poll_point() {
     }
 }
 
+/// Whether a running leaf of an unindexed loop should stop and split what is left of it
+/// (`divide.rs`): the current worker's pool has an idle worker, and this worker has no queued
+/// task to give it instead.
+pub(crate) fn split_wanted() -> bool {
+    // SAFETY: the thread-local points to this thread's live worker, or is null.
+    unsafe { WorkerThread::current().as_ref() }.is_some_and(WorkerThread::wants_split)
+}
+
 /// The shared counter of a counter-based loop: the producer not yet handed out.
 struct Dispenser<P> {
     rest: Option<P>,

@@ -1,7 +1,7 @@
 //! Integer and char ranges (`a..b`, `a..=b`) as parallel iterators: indexed, except the 128-bit
 //! ones (as in rayon).
 
-use crate::iter::divide::{bridge_divisible, Divisible};
+use crate::iter::divide::{bridge_divisible, Divisible, Stopper};
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
 use crate::iter::{DriveCallback, IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::ops::{Range, RangeInclusive};
@@ -189,6 +189,24 @@ macro_rules! wide_range_impls {
 
             fn fold_with<C: Consumer<$t>>(self, consumer: &C) -> C::Result {
                 consumer.consume(self.range.chain(self.last))
+            }
+
+            fn fold_until<C: Consumer<$t>>(
+                self,
+                consumer: &C,
+                stop: &mut Stopper,
+            ) -> (C::Result, Option<Self>) {
+                let RangeProducer { mut range, mut last } = self;
+                let mut stopped = false;
+                let result = consumer.consume(std::iter::from_fn(|| {
+                    if stopped || stop.tick() {
+                        stopped = true;
+                        return None;
+                    }
+                    range.next().or_else(|| last.take())
+                }));
+                let left = !range.is_empty() || last.is_some();
+                (result, (stopped && left).then_some(RangeProducer { range, last }))
             }
         }
     )*};

@@ -432,6 +432,20 @@ impl WorkerThread {
         self.idle_count().load(Ordering::Relaxed) != 0
     }
 
+    /// Whether a running leaf of an unindexed loop should split what is left of it, just
+    /// after a poll point: some worker is idle (hungry) and this one has nothing queued that
+    /// it could get instead. Under a receiver-initiated policy: no waiting task and no promoted
+    /// one. Under a sender-initiated one, the poll point has exposed what waits here, so an
+    /// empty public deque means that nothing here can be rescued (what still waits is a ticket
+    /// whose copy was taken, a husk, or the newest tasks past the exposure scan).
+    pub(crate) fn wants_split(&self) -> bool {
+        match self.mode {
+            Mode::Solo => false,
+            Mode::Stealing => self.demand() && self.waiting() == 0 && self.deque.is_empty(),
+            Mode::Placing => self.demand() && self.deque.is_empty(),
+        }
+    }
+
     /// A coarse poll point (a spawn, a task start, a loop chunk): answer, promote or place.
     #[inline]
     pub(crate) fn poll(&self) {
