@@ -83,6 +83,22 @@ impl Drop for AbortOnUnwind {
     }
 }
 
+/// Test builds only: when set, the runtime's own code panics at the next guarded poll path it
+/// reaches (an answer or promotion, a heartbeat, a placement), as a bug there would. Shows that
+/// the guards hold (`tests::a_panic_at_a_poll_point_aborts_with_a_message`).
+#[cfg(all(test, not(loom)))]
+pub(crate) static INJECT_POLL_PANIC: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// A fault-injection point inside a poll path's guard; nothing outside test builds.
+#[inline(always)]
+pub(crate) fn poll_fault_point() {
+    #[cfg(all(test, not(loom)))]
+    if INJECT_POLL_PANIC.load(std::sync::atomic::Ordering::Relaxed) {
+        panic!("a fault injected into a poll path");
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -140,5 +156,56 @@ mod tests {
             stderr.contains("hypersteal: fatal: a panic escaped a test frame"),
             "{stderr}"
         );
+    }
+
+    /// A panic in the runtime's own code at a poll point, inside a user's `join` (a bug in
+    /// policy, heartbeat or trace code would do it), must end the process with a message: an
+    /// unwind would leave the `join`'s `b` on the private stack pointing at a frame that is
+    /// gone. Under a receiver-initiated policy the fault is in the answer or promotion, under a
+    /// sender-initiated one in the heartbeat or the placement (child processes, as they abort).
+    #[test]
+    fn a_panic_at_a_poll_point_aborts_with_a_message() {
+        const VAR: &str = "HYPERSTEAL_POLL_FAULT_CHILD";
+        if let Some(policy) = std::env::var_os(VAR) {
+            let policy: crate::Policy = policy.to_str().unwrap().parse().unwrap();
+            let pool = crate::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .policy(policy)
+                .pin_threads(false)
+                .build()
+                .unwrap();
+            fn fib(n: u64) -> u64 {
+                if n < 2 {
+                    return n;
+                }
+                let (a, b) = crate::join(|| fib(n - 1), || fib(n - 2));
+                a + b
+            }
+            pool.install(|| fib(20));
+            INJECT_POLL_PANIC.store(true, std::sync::atomic::Ordering::Relaxed);
+            // The other worker is idle, so poll points serve or place: the fault fires.
+            for _ in 0..1000 {
+                pool.install(|| fib(20));
+            }
+            panic!("no poll path was reached");
+        }
+        use std::os::unix::process::ExitStatusExt;
+        for (policy, what) in [
+            ("rp", "a poll point's answer or promotion"),
+            ("gradient", "a poll point's"),
+        ] {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["unwind::tests::a_panic_at_a_poll_point_aborts_with_a_message"])
+                .args(["--exact", "--nocapture", "--test-threads=1"])
+                .env(VAR, policy)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.signal(), Some(6), "{policy}: aborted: {stderr}");
+            assert!(
+                stderr.contains(&format!("hypersteal: fatal: a panic escaped {what}")),
+                "{policy}: {stderr}"
+            );
+        }
     }
 }

@@ -114,6 +114,7 @@ impl WorkerThread {
     }
 
     fn serve_guarded(&self) {
+        crate::unwind::poll_fault_point();
         let exchange = self.exchange();
         let r = exchange.request.load(Ordering::Relaxed);
         if r < BLOCKED {

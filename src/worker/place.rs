@@ -86,6 +86,7 @@ impl WorkerThread {
     }
 
     fn heartbeat_guarded(&self, now: u64) {
+        unwind::poll_fault_point();
         // Under loom every poll point is a heartbeat: the models explore every decision point
         // instead of depending on the clock.
         if cfg!(loom) {
