@@ -27,6 +27,11 @@ pub const ENV_PIN: &str = "HYPERSTEAL_PIN";
 /// Environment variable: how workers are laid onto CPUs, `hardware` (the default) or `os`
 /// ([`Placement`]).
 pub const ENV_PLACEMENT: &str = "HYPERSTEAL_PLACEMENT";
+/// Environment variable: where pinned pools of different processes claim their CPUs, so that
+/// they do not pin workers onto the same ones: a directory (created if missing), or `off` to
+/// claim nothing. Unset: a directory under the system's temporary directory. Read only by pools
+/// that pin (`docs/design.md`, "Pinning").
+pub const ENV_PIN_CLAIMS: &str = "HYPERSTEAL_PIN_CLAIMS";
 /// Environment variable: record an event trace and write it, as Chrome Trace Event JSON, to this
 /// file when the pool is dropped or shut down (best effort; see [`ThreadPoolBuilder::trace`]).
 pub const ENV_TRACE: &str = "HYPERSTEAL_TRACE";
@@ -244,6 +249,8 @@ pub(crate) struct Config {
     pub(crate) policy: Policy,
     pub(crate) pin: bool,
     pub(crate) placement: Placement,
+    /// Where CPUs are claimed against other processes (`None`: not at all).
+    pub(crate) pin_claims: Option<std::path::PathBuf>,
     /// One name per worker, checked.
     pub(crate) thread_names: Vec<String>,
     pub(crate) stack_size: Option<usize>,
@@ -282,6 +289,37 @@ fn env_value<T>(
             reason: "not valid UTF-8".into(),
         }),
     }
+}
+
+/// `HYPERSTEAL_PIN_CLAIMS`, read as a path (which need not be UTF-8): the directory where
+/// pinned pools claim their CPUs, `None` for `off`, the default directory when unset. A
+/// directory given is created if missing and must be one; the default one is best effort (if it
+/// cannot be made, pools coordinate only within the process, as `crate::pinning` says).
+fn env_pin_claims() -> Result<Option<std::path::PathBuf>, BuildError> {
+    let Some(value) = std::env::var_os(ENV_PIN_CLAIMS) else {
+        let dir = crate::pinning::default_claims_dir();
+        return Ok(crate::pinning::prepare_claims_dir(&dir)
+            .is_ok()
+            .then_some(dir));
+    };
+    let shown = crate::policy::shown(&value.to_string_lossy());
+    let error = |reason: String| BuildError::Env {
+        var: ENV_PIN_CLAIMS,
+        value: shown.clone(),
+        reason,
+    };
+    if value == "off" {
+        return Ok(None);
+    }
+    if value.to_string_lossy().trim().is_empty() {
+        return Err(error(
+            "expected a directory to claim CPUs in, or `off`".into(),
+        ));
+    }
+    let dir = std::path::PathBuf::from(value);
+    crate::pinning::prepare_claims_dir(&dir)
+        .map_err(|e| error(format!("cannot use it as the directory of CPU claims: {e}")))?;
+    Ok(Some(dir))
 }
 
 /// `HYPERSTEAL_TRACE`, read as a path (which need not be UTF-8).
@@ -377,8 +415,10 @@ impl<S> ThreadPoolBuilder<S> {
     /// workers are not pinned, since a worker pinned to a CPU another process keeps busy cannot
     /// move away. CPUs are handed out process-wide: while free CPUs exist, live pools do not
     /// share one; with more workers than free CPUs, each worker takes the least-used CPU, so
-    /// they spread evenly. A pool gives its CPUs back when its threads are gone
-    /// (`docs/design.md`, "Pinning").
+    /// they spread evenly. CPUs are also claimed against other processes that pin (a file lock
+    /// per CPU in the directory [`ENV_PIN_CLAIMS`] names), so two such processes side by side
+    /// take different CPUs while free ones exist. A pool gives its CPUs back when its threads
+    /// are gone (`docs/design.md`, "Pinning").
     pub fn pin_threads(mut self, pin: bool) -> Self {
         self.settings.pin = Some(pin);
         self
@@ -718,6 +758,7 @@ impl<S> ThreadPoolBuilder<S> {
             Some(p) => p,
             None => env_value(ENV_PLACEMENT, |s| s.parse())?.unwrap_or_default(),
         };
+        let pin_claims = if pin { env_pin_claims()? } else { None };
         if let Some(speeds) = &self.settings.speeds {
             if speeds.len() != num_threads {
                 return Err(BuildError::WorkerSpeeds(format!(
@@ -769,6 +810,7 @@ impl<S> ThreadPoolBuilder<S> {
             policy,
             pin,
             placement,
+            pin_claims,
             thread_names,
             stack_size: self.settings.stack_size,
             panic_handler: self.settings.panic_handler,

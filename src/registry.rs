@@ -145,7 +145,12 @@ impl Registry {
                 path,
             }),
         };
-        let cores = Cores::take(n, config.pin, config.placement);
+        let cores = Cores::take(
+            n,
+            config.pin,
+            config.placement,
+            config.pin_claims.as_deref(),
+        );
         let registry = Arc::new(Registry {
             workers,
             injector: Injector::new(),

@@ -65,6 +65,41 @@ fn environment_defaults_and_errors() {
         "{e}"
     );
 
+    // The claims directory is read only by pools that pin: then a file where a directory must
+    // be, or an empty value, is an error naming the variable; `off` and a new directory are fine.
+    let file = std::env::temp_dir().join(format!("hypersteal-env-test-{}", std::process::id()));
+    std::fs::write(&file, b"").unwrap();
+    let claims_err = |value: &std::path::Path| {
+        std::env::set_var("HYPERSTEAL_PIN_CLAIMS", value);
+        let pinned = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .pin_threads(true)
+            .build();
+        let unpinned = ThreadPoolBuilder::new()
+            .num_threads(1)
+            .pin_threads(false)
+            .build();
+        std::env::remove_var("HYPERSTEAL_PIN_CLAIMS");
+        assert!(unpinned.is_ok(), "an unpinned pool claims nothing");
+        pinned.map(|_| ()).err().map(|e| e.to_string())
+    };
+    let e = claims_err(&file).expect("a file is no claims directory");
+    assert!(
+        e.contains("HYPERSTEAL_PIN_CLAIMS") && e.contains("hypersteal-env-test"),
+        "{e}"
+    );
+    let e = claims_err(std::path::Path::new(" ")).expect("an empty value is refused");
+    assert!(
+        e.contains("HYPERSTEAL_PIN_CLAIMS") && e.contains("`off`"),
+        "{e}"
+    );
+    assert_eq!(claims_err(std::path::Path::new("off")), None);
+    let dir = file.with_extension("claims");
+    assert_eq!(claims_err(&dir), None, "a missing directory is created");
+    assert!(dir.is_dir());
+    std::fs::remove_file(&file).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+
     // Too many is an error about the variable, not about a builder call nobody made.
     set("HYPERSTEAL_NUM_THREADS", "99999");
     let e = ThreadPoolBuilder::new().build().map(|_| ()).unwrap_err();
