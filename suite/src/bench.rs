@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use hypersteal::iter::Schedule;
-use hypersteal::{Policy, PoolStats, ThreadPool, ThreadPoolBuilder, Topology};
+use hypersteal::{Placement, Policy, PoolStats, ThreadPool, ThreadPoolBuilder, Topology};
 use serde::{Deserialize, Serialize};
 
 use crate::fork::{Fork, Hypersteal, Rayon, Sequential};
@@ -100,8 +100,9 @@ pub struct Plan {
     pub loop_policies: Vec<Policy>,
     /// Whether to run `matmul` also as master-worker tasks.
     pub matmul_tasks: bool,
-    /// Whether hypersteal pins its workers to cores.
-    pub pin: bool,
+    /// Whether hypersteal pins its workers to cores, and how it lays them onto the machine
+    /// (`None`: not pinned).
+    pub pin: Option<Placement>,
 }
 
 impl Plan {
@@ -429,7 +430,7 @@ pub fn hypersteal_pool(
     policy: Policy,
     topology: Topology,
     threads: usize,
-    pin: bool,
+    pin: Option<Placement>,
 ) -> Result<ThreadPool, String> {
     hypersteal_builder(policy, topology, threads, pin)
         .build()
@@ -440,14 +441,18 @@ fn hypersteal_builder(
     policy: Policy,
     topology: Topology,
     threads: usize,
-    pin: bool,
+    pin: Option<Placement>,
 ) -> ThreadPoolBuilder {
-    ThreadPoolBuilder::new()
+    let builder = ThreadPoolBuilder::new()
         .num_threads(threads)
         .policy(policy)
         .topology(topology)
-        .pin_threads(pin)
-        .stack_size(STACK)
+        .pin_threads(pin.is_some())
+        .stack_size(STACK);
+    match pin {
+        Some(placement) => builder.placement(placement),
+        None => builder,
+    }
 }
 
 pub(crate) fn rayon_pool(threads: usize) -> Result<rayon::ThreadPool, String> {
@@ -1317,7 +1322,7 @@ mod tests {
             schedules: vec![Schedule::Guided, Schedule::Static],
             loop_policies: vec![Policy::RandomPolling],
             matmul_tasks: true,
-            pin: false,
+            pin: None,
         };
         let mut n = 0;
         let rows = on_big_stack(|| run_plan(&plan, |_| n += 1)).unwrap();
@@ -1357,7 +1362,7 @@ mod tests {
             schedules: Vec::new(),
             loop_policies: vec![Policy::RandomPolling],
             matmul_tasks: true,
-            pin: false,
+            pin: None,
         };
         let fib = &plan.workloads[0];
         let count = |jobs: &[Job], p: usize| {
@@ -1410,7 +1415,7 @@ mod tests {
             schedules: Vec::new(),
             loop_policies: Vec::new(),
             matmul_tasks: false,
-            pin: false,
+            pin: None,
         };
         let rows = on_big_stack(|| run_plan(&plan, |_| {})).unwrap();
         assert_eq!(rows.len(), 2);

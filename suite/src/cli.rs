@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use hypersteal::iter::Schedule;
-use hypersteal::{Policy, Topology, MAX_WORKERS};
+use hypersteal::{Placement, Policy, Topology, MAX_WORKERS};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 
@@ -120,6 +120,25 @@ impl TimingArgs {
     }
 }
 
+/// Whether hypersteal's workers are pinned, and how they are laid onto the CPUs.
+#[derive(Debug, Args)]
+pub struct PinArgs {
+    /// Do not pin hypersteal's workers to cores.
+    #[arg(long)]
+    pub no_pin: bool,
+    /// How pinned workers are laid onto the CPUs: `hardware` (topology neighbours on cores that
+    /// share caches, NUMA nodes crossed last) or `os` (the operating system's numbering).
+    #[arg(long, value_name = "hardware|os", default_value = "hardware", value_parser = parse_placement, conflicts_with = "no_pin")]
+    pub placement: Placement,
+}
+
+impl PinArgs {
+    /// The placement of pinned workers, or `None` when they are not pinned.
+    pub fn pin(&self) -> Option<Placement> {
+        (!self.no_pin).then_some(self.placement)
+    }
+}
+
 /// Options of the quick run.
 #[derive(Debug, Args)]
 pub struct QuickArgs {
@@ -133,9 +152,9 @@ pub struct QuickArgs {
     /// and acwn there).
     #[arg(long)]
     pub no_trim: bool,
-    /// Do not pin hypersteal's workers to cores.
-    #[arg(long)]
-    pub no_pin: bool,
+    /// Pinning and placement.
+    #[command(flatten)]
+    pub pin: PinArgs,
 }
 
 /// Options of `run`.
@@ -177,9 +196,9 @@ pub struct RunArgs {
     /// Skip matmul as master-worker tasks.
     #[arg(long)]
     pub no_tasks: bool,
-    /// Do not pin hypersteal's workers to cores.
-    #[arg(long)]
-    pub no_pin: bool,
+    /// Pinning and placement.
+    #[command(flatten)]
+    pub pin: PinArgs,
     /// After timing each hypersteal configuration, run it once more on a
     /// traced pool (untimed) and write its Chrome trace into DIR; the report
     /// gains its timeline and transfer matrix (`docs/trace.md`).
@@ -215,9 +234,9 @@ pub struct OverheadArgs {
     /// Also write results.json and report.md into this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Do not pin hypersteal's workers to cores.
-    #[arg(long)]
-    pub no_pin: bool,
+    /// Pinning and placement.
+    #[command(flatten)]
+    pub pin: PinArgs,
 }
 
 /// Options of `versus`.
@@ -241,9 +260,9 @@ pub struct VersusArgs {
     /// What to print (`table` or `csv`; `json` prints the rows as JSON).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Do not pin hypersteal's workers to cores.
-    #[arg(long)]
-    pub no_pin: bool,
+    /// Pinning and placement.
+    #[command(flatten)]
+    pub pin: PinArgs,
 }
 
 /// Options of `report`.
@@ -265,9 +284,9 @@ pub struct TopologyArgs {
     /// Workers (default: the number of cores).
     #[arg(long, short = 'n', value_parser = parse_thread_count)]
     pub threads: Option<usize>,
-    /// Do not pin the workers (then no core is shown).
-    #[arg(long)]
-    pub no_pin: bool,
+    /// Pinning and placement.
+    #[command(flatten)]
+    pub pin: PinArgs,
 }
 
 /// A parsed `--workload` list: each workload, and whether a size was given.
@@ -386,6 +405,10 @@ pub fn prepare_out(dir: &Path) -> Result<bool, String> {
         return Err(bad(format!("cannot write into it ({e})")));
     }
     Ok(created)
+}
+
+fn parse_placement(s: &str) -> Result<Placement, String> {
+    s.parse()
 }
 
 fn parse_policies(s: &str) -> Result<PolicyList, String> {
@@ -685,7 +708,7 @@ pub fn quick_one_worker_policies() -> Vec<Policy> {
 /// The quick run's plan: every workload at its quick size, every policy at
 /// all cores, [`quick_one_worker_policies`] at 1 worker unless `trim` is
 /// false.
-pub fn quick_plan(rule: StoppingRule, warmup: usize, pin: bool, trim: bool) -> Plan {
+pub fn quick_plan(rule: StoppingRule, warmup: usize, pin: Option<Placement>, trim: bool) -> Plan {
     Plan {
         workloads: Workload::all_quick(),
         policies: Policy::all(),
@@ -710,7 +733,8 @@ fn settings(plan: &Plan) -> Settings {
         budget_s: plan.rule.budget.as_secs_f64(),
         trimmed: plan.trimming(),
         warmup: plan.warmup,
-        pin: plan.pin,
+        pin: plan.pin.is_some(),
+        placement: plan.pin.map(|p| p.to_string()),
         threads: plan.threads.clone(),
         policies: plan.policies.iter().map(|p| p.to_string()).collect(),
         topologies: plan.topologies.iter().map(|t| t.to_string()).collect(),
@@ -762,7 +786,7 @@ fn quick(args: &QuickArgs) -> Result<(), Failure> {
     let rule = args.timing.rule(QUICK_BUDGET_S).map_err(Failure::Usage)?;
     let (stamp, started) = timestamp();
     let out = OutDir::prepare(default_out(&args.out, &stamp))?;
-    let plan = quick_plan(rule, args.timing.warmup, !args.no_pin, !args.no_trim);
+    let plan = quick_plan(rule, args.timing.warmup, args.pin.pin(), !args.no_trim);
     eprintln!(
         "quick run: {} workloads, {} policies, workers {:?}, {} configurations; each timed at \
          least {} times after {} warm-up, more (up to {}, within {:.1} s) until its median is \
@@ -860,7 +884,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
         schedules: args.schedules.0.clone(),
         loop_policies: args.loop_policy.0.clone(),
         matmul_tasks: !args.no_tasks,
-        pin: !args.no_pin,
+        pin: args.pin.pin(),
     };
     let trace = args.trace.as_ref().map(|dir| TraceOut {
         json_dir: dir.clone(),
@@ -907,7 +931,7 @@ fn versus(args: &VersusArgs) -> Result<(), Failure> {
         topology: args.topology,
         threads,
         rounds: args.rounds,
-        pin: !args.no_pin,
+        pin: args.pin.pin(),
     };
     let bar = progress_bar(plan.workloads.len() * plan.rounds);
     let rows = crate::versus::run_versus(&plan, |label| {
@@ -962,7 +986,7 @@ fn overhead(args: &OverheadArgs) -> Result<(), Failure> {
         schedules: Vec::new(),
         loop_policies: Vec::new(),
         matmul_tasks: false,
-        pin: !args.no_pin,
+        pin: args.pin.pin(),
     };
     let rows = bench::run_overhead(&plan, |label| {
         bar.set_message(label.to_string());
@@ -986,7 +1010,8 @@ fn overhead(args: &OverheadArgs) -> Result<(), Failure> {
             budget_s: rule.budget.as_secs_f64(),
             trimmed: None,
             warmup: args.timing.warmup,
-            pin: !args.no_pin,
+            pin: args.pin.pin().is_some(),
+            placement: args.pin.pin().map(|p| p.to_string()),
             threads,
             policies: args.policy.0.iter().map(|p| p.to_string()).collect(),
             topologies: vec![args.topology.to_string()],
@@ -1056,14 +1081,17 @@ fn rebuild(args: &ReportArgs) -> Result<(), Failure> {
 
 fn topology(args: &TopologyArgs) -> Result<(), String> {
     let threads = args.threads.unwrap_or_else(|| cores().min(MAX_WORKERS));
-    let pool = bench::hypersteal_pool(Policy::default(), args.topology, threads, !args.no_pin)?;
+    let pool = bench::hypersteal_pool(Policy::default(), args.topology, threads, args.pin.pin())?;
     let g = pool.graph();
     println!(
-        "topology {} over {} workers: diameter {}, mean distance {:.2}",
+        "topology {} over {} workers: diameter {}, mean distance {:.2}; {}",
         args.topology,
         g.len(),
         g.diameter(),
-        g.mean_distance()
+        g.mean_distance(),
+        args.pin
+            .pin()
+            .map_or_else(|| "not pinned".to_string(), |p| format!("placement {p}"))
     );
     let mut t = vec![vec![
         "worker".to_string(),

@@ -40,6 +40,10 @@ pub struct Settings {
     pub warmup: usize,
     /// Whether hypersteal workers were pinned to cores.
     pub pin: bool,
+    /// How pinned workers were laid onto the CPUs (`hardware` or `os`; absent in reports
+    /// written before the suite recorded it, and when nothing was pinned).
+    #[serde(default)]
+    pub placement: Option<String>,
     /// Worker counts.
     pub threads: Vec<usize>,
     /// Policies (with parameters).
@@ -163,7 +167,11 @@ impl Results {
             s.warmup,
             join(&s.threads),
             s.topologies.join(", "),
-            if s.pin { "on" } else { "off" },
+            match (s.pin, &s.placement) {
+                (false, _) => "off".to_string(),
+                (true, Some(p)) => format!("on, placement {p}"),
+                (true, None) => "on".to_string(),
+            },
             self.suite_version
         );
         if let Some(t) = &s.trimmed {

@@ -11,7 +11,7 @@
 use crate::bench::{checked, chili_pool, hypersteal_pool, median, rayon_pool};
 use crate::fork::{Hypersteal, Rayon};
 use crate::workloads::{Instance, Workload};
-use hypersteal::{Policy, ThreadPool, Topology};
+use hypersteal::{Placement, Policy, ThreadPool, Topology};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -35,8 +35,9 @@ pub struct VersusPlan {
     pub threads: usize,
     /// Rounds per workload (at least [`MIN_ROUNDS`]).
     pub rounds: usize,
-    /// Pin hypersteal's workers (and the sequential baseline's thread) to cores.
-    pub pin: bool,
+    /// Pin hypersteal's workers (and the sequential baseline's thread) to cores, laid out
+    /// this way (`None`: not pinned).
+    pub pin: Option<Placement>,
 }
 
 /// One contender's figures on one workload.
@@ -267,7 +268,7 @@ mod tests {
             topology: Topology::Hypercube,
             threads: 2,
             rounds: MIN_ROUNDS,
-            pin: false,
+            pin: None,
         };
         // Under a watchdog: a pool that hangs fails the test instead of stalling the run.
         let (rows, rounds) = hypersteal_sim::within(300, move || {
@@ -297,7 +298,7 @@ mod tests {
             topology: Topology::Hypercube,
             threads: 1,
             rounds: MIN_ROUNDS - 1,
-            pin: false,
+            pin: None,
         };
         let err = run_versus(&plan, |_| {}).unwrap_err();
         assert!(err.contains("at least 9"), "{err}");

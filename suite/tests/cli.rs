@@ -81,6 +81,11 @@ fn bad_numbers_and_lists_exit_2() {
     assert_usage_error(&["run", "--format", "xml"], &["table", "json", "csv"]);
     assert_usage_error(&["run", "--schedules", "fastest"], &["guided", "trapezoid"]);
     assert_usage_error(&["topology", "--threads", "0"], &["at least 1"]);
+    assert_usage_error(&["run", "--placement", "numa"], &["numa", "hardware", "os"]);
+    assert_usage_error(
+        &["quick", "--no-pin", "--placement", "os"],
+        &["--placement", "--no-pin"],
+    );
     assert_usage_error(&["no-such-command"], &["unrecognized"]);
     assert_usage_error(&["run", "--no-such-flag"], &[]);
 }
@@ -569,6 +574,18 @@ fn topology_prints_graph_and_cores() {
     let out = stdout(&o);
     assert!(out.contains("ring over 5 workers: diameter 2"), "{out}");
     assert!(out.contains("not pinned"), "{out}");
+
+    // Either placement pins every worker; on any machine both use the same set of CPUs.
+    let cores = |placement: &str| {
+        let o = suite(&["topology", "--threads", "2", "--placement", placement]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert_eq!(out.lines().count(), 2 + 1 + 2, "{out}");
+        out
+    };
+    let (hardware, os) = (cores("hardware"), cores("os"));
+    assert!(hardware.contains("placement hardware"), "{hardware}");
+    assert!(os.contains("placement os"), "{os}");
 }
 
 #[test]
