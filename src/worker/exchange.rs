@@ -288,7 +288,7 @@ impl WorkerThread {
                 continue;
             }
             if !self.answer_overdue(polls, &mut yielding_since) {
-                crate::sync::yield_now();
+                answer_wait_yield();
                 continue;
             }
             // Withdraw. If the victim claimed first, its answer is on its way: keep waiting.
@@ -302,6 +302,8 @@ impl WorkerThread {
                 .compare_exchange(self.index, NO_REQUEST, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
             {
+                #[cfg(all(test, not(loom)))]
+                probe::MOST_POLLS_BEFORE_WITHDRAW.fetch_max(polls, Ordering::Relaxed);
                 bump(&self.counters().withdrawn, 1);
                 registry.workers[victim]
                     .exchange
@@ -319,5 +321,84 @@ impl WorkerThread {
         } else {
             Err(false)
         }
+    }
+}
+
+/// A yield while a thief waits for an answer. Test builds can make it slow, as on a loaded
+/// machine where each yield may cost a whole time slice (`probe`).
+#[inline]
+fn answer_wait_yield() {
+    #[cfg(all(test, not(loom)))]
+    {
+        let ms = probe::SLOW_YIELD_MS.load(Ordering::Relaxed);
+        if ms > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+    }
+    crate::sync::yield_now();
+}
+
+/// Test builds only: what the answer wait's test needs to see into.
+#[cfg(all(test, not(loom)))]
+mod probe {
+    use std::sync::atomic::{AtomicU32, AtomicU64};
+
+    /// Each yield of an answer wait first sleeps this long (0: not at all).
+    pub(super) static SLOW_YIELD_MS: AtomicU64 = AtomicU64::new(0);
+    /// The most polls (spins and yields) an answer wait made before its thief withdrew.
+    pub(super) static MOST_POLLS_BEFORE_WITHDRAW: AtomicU32 = AtomicU32::new(0);
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::{probe, ANSWER_SPINS};
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+
+    /// A thief's wait for an answer from a victim that runs user code without poll points ends
+    /// after [`super::ANSWER_WAIT_NS`] of the pool's clock, however slow each of its yields is:
+    /// with every yield taking 2 ms (a loaded machine), it withdraws after a yield or two. (A
+    /// bound by count, 2,048 yields, held it for seconds, asking nobody else meanwhile.) In a
+    /// child process, since the slow yields are process-wide.
+    #[test]
+    fn a_thief_waits_for_an_answer_by_time_not_by_count() {
+        const VAR: &str = "HYPERSTEAL_ANSWER_WAIT_CHILD";
+        if std::env::var_os(VAR).is_some() {
+            probe::SLOW_YIELD_MS.store(2, Ordering::Relaxed);
+            let pool = crate::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .pin_threads(false)
+                .build()
+                .unwrap();
+            // One worker runs user code with no poll point until the idle one has asked it,
+            // waited and withdrawn (or 10 s passed); the idle one can only ask that worker.
+            pool.install(|| {
+                let start = Instant::now();
+                while pool.stats().total().withdrawn == 0
+                    && start.elapsed() < Duration::from_secs(10)
+                {
+                    std::hint::spin_loop();
+                }
+            });
+            let withdrawn = pool.stats().total().withdrawn;
+            let polls = probe::MOST_POLLS_BEFORE_WITHDRAW.load(Ordering::Relaxed);
+            assert!(withdrawn > 0, "the idle worker never withdrew its request");
+            assert!(
+                polls <= ANSWER_SPINS + 4,
+                "a wait took {polls} polls ({ANSWER_SPINS} spins, then 2-ms yields)"
+            );
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["worker::exchange::tests::a_thief_waits_for_an_answer_by_time_not_by_count"])
+            .args(["--exact", "--nocapture", "--test-threads=1"])
+            .env(VAR, "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
