@@ -352,8 +352,71 @@ mod probe {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::{probe, ANSWER_SPINS};
-    use std::sync::atomic::Ordering;
+    use crate::worker::WorkerThread;
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::{Duration, Instant};
+
+    /// A thief that asked a worker whose stack was empty gets the `b` that worker's next `join`
+    /// pushes: the join serves the pending request after its push, so the request is answered
+    /// with `b` rather than rejected (and `b` then promoted to the public deque instead).
+    #[test]
+    fn a_pending_request_gets_the_b_a_join_pushes() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .pin_threads(false)
+            .build()
+            .unwrap();
+        let mut exercised = 0;
+        for _ in 0..100 {
+            let answered = pool.install(|| {
+                // SAFETY: `install` runs this on a worker of `pool`, which outlives the call.
+                let worker = unsafe { &*WorkerThread::current() };
+                let home = worker.index;
+                // Wake the other worker with a task to take, then wait, in user code, until it
+                // has asked this one (whose stack is empty). A starved worker publishes
+                // eagerly, which this test is not about.
+                crate::spawn(|| ());
+                let start = Instant::now();
+                while !worker.exchange().pending() && start.elapsed() < Duration::from_millis(200) {
+                    std::hint::spin_loop();
+                }
+                if !worker.exchange().pending() || worker.eager.get() != 0 {
+                    return None;
+                }
+                let promoted = pool.stats().total().promoted;
+                let started = AtomicBool::new(false);
+                let ((), moved) = crate::join(
+                    || {
+                        let start = Instant::now();
+                        while !started.load(Ordering::Acquire)
+                            && start.elapsed() < Duration::from_secs(5)
+                        {
+                            std::hint::spin_loop();
+                        }
+                    },
+                    || {
+                        started.store(true, Ordering::Release);
+                        crate::current_thread_index() != Some(home)
+                    },
+                );
+                Some((moved, pool.stats().total().promoted - promoted))
+            });
+            if let Some((moved, promoted)) = answered {
+                assert!(moved, "b stayed with the worker that made it");
+                assert_eq!(
+                    promoted, 0,
+                    "b was promoted: the pending request was rejected"
+                );
+                exercised += 1;
+                if exercised == 5 {
+                    break;
+                }
+            }
+        }
+        // On a machine loaded enough that the idle worker never got to ask in 100 tries, the
+        // rounds that did run still had to hold.
+        assert!(exercised > 0, "the idle worker never asked the busy one");
+    }
 
     /// A thief's wait for an answer from a victim that runs user code without poll points ends
     /// after [`super::ANSWER_WAIT_NS`] of the pool's clock, however slow each of its yields is:
