@@ -125,7 +125,7 @@ fn global_pool_can_only_be_built_once() {
     );
 }
 
-/// Fault 6 of issue 11: hand-built `Policy` values go through the parser's validation, in the
+/// Hand-built `Policy` values go through the parser's validation, in the
 /// builder as in the parser (the simulator's side: `hand_built_policies_are_validated` in
 /// `sim/src/tests.rs`).
 #[test]

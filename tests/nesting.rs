@@ -184,7 +184,7 @@ fn an_idle_pool_uses_no_cpu() {
     }
 }
 
-/// Fault 5 of issue 11: every value the parser accepts idles at no CPU, at the extremes of
+/// Every value the parser accepts idles at no CPU, at the extremes of
 /// every range, also with more workers than cores; and new work still wakes the pool.
 #[cfg(target_os = "linux")]
 #[test]

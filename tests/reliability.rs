@@ -1,4 +1,4 @@
-//! Regression tests for faults found by adversarial testing (issue 11): each ran into a hang,
+//! Regression tests for faults found by adversarial testing: each ran into a hang,
 //! a use-after-free, a dead worker or an accepted value that misbehaved. Cases that could hang
 //! run under a watchdog; cases that could abort or corrupt memory run in a child process.
 

@@ -1,5 +1,5 @@
 //! The papers' tables side by side with the simulator's numbers, with a verdict per row
-//! computed from the tolerances of issue 14 (`hypersteal-suite sim papers`, `docs/simulator.md`).
+//! computed from per-table tolerances (`hypersteal-suite sim papers`, `docs/simulator.md`).
 //!
 //! Every run uses the default settings of its section of `docs/simulator.md` (no per-table
 //! tuning): seed 002's measured tables (3, 4 and 5) stack-splitting searches on a hypercube

@@ -1,4 +1,4 @@
-//! The stack-splitting search model's must-holds (issue 14).
+//! What the stack-splitting search model must hold.
 
 use super::*;
 use crate::stack::{SearchNode, SearchStack};

@@ -1,4 +1,4 @@
-//! The simulator's must-holds (issue 7).
+//! What the simulator must hold: its model's invariants, exact answers and error messages.
 
 use super::*;
 
@@ -382,7 +382,7 @@ fn a_run_stopped_by_the_request_budget_reports_nothing() {
     });
 }
 
-/// Fault 6 of issue 11: a hand-built policy out of range is refused with the message of
+/// A hand-built policy out of range is refused with the message of
 /// `Policy::validate` (which `tests/errors.rs` checks case by case against the parser and the
 /// builder).
 #[test]

@@ -59,7 +59,7 @@ pub enum Command {
     /// Per-join cost (fib and tree-sum without a cutoff) of every policy, rayon and chili.
     Overhead(OverheadArgs),
     /// Every policy against rayon, chili and the sequential code, in interleaved rounds
-    /// (ratios taken within each round; issue 12's coarse grains by default).
+    /// (ratios taken within each round; coarse grains by default).
     Versus(VersusArgs),
     /// Rebuild report.md and the plots from a saved results.json.
     Report(ReportArgs),

@@ -15,8 +15,9 @@ use hypersteal::{Placement, Policy, ThreadPool, Topology};
 use serde::Serialize;
 use std::time::Instant;
 
-/// The workloads `versus` measures by default: issue 12's coarse grains (`fib:34` with a
-/// cutoff of 20, UTS T1, N-Queens 12, the quick tautology).
+/// The workloads `versus` measures by default: coarse grains (`fib:34` with a cutoff of 20,
+/// UTS T1, N-Queens 12, the quick tautology), where every contender should reach the same
+/// speed-up.
 pub const DEFAULT_WORKLOADS: &str = "fib:34,cutoff=20,uts:T1,nqueens:12,tautology:35,seed=5";
 
 /// The fewest rounds `versus` accepts: a median of fewer says little.
