@@ -8,9 +8,22 @@ use crate::unwind;
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
 ///
-/// `a` runs on the calling thread; `b` is made available to other workers (or placed, under a
-/// sender-initiated policy) and, if nobody has taken it by the time `a` finishes, runs on the
-/// calling thread too. Called outside any pool, `join` runs inside the global pool and blocks.
+/// `a` runs on the calling thread. `b` goes onto the calling worker's *private* stack, not into a
+/// public deque as in rayon: it is handed to another worker only when one is idle and asks (a
+/// request, answered at the caller's next poll point, which `join` itself is), or, under a
+/// sender-initiated policy, when the policy places it. If nobody has taken it by the time `a`
+/// finishes, it runs on the calling thread. Called outside any pool, `join` runs inside the
+/// global pool and blocks.
+///
+/// What that changes from rayon:
+///
+/// - A pool of one worker, or a worker that already holds enough private tasks, runs both
+///   closures in place, one after the other, with no task made at all.
+/// - A `join` whose `a` blocks until `b` has run (on a channel, a barrier, a lock `b` releases)
+///   completes when some worker of the pool is idle at the `join` (it gets `b`). If every other
+///   worker is busy then, `b` stays private behind the blocked `a` and the `join` can deadlock,
+///   where rayon's published `b` would be stolen once a worker frees up. Spawn work that must run
+///   beside its creator ([`crate::spawn`], [`crate::scope`]): spawns are public at once.
 ///
 /// If either closure panics, `join` waits for the other one to finish and then resumes the panic
 /// (`a`'s if both panic), so whatever they borrow stays valid while they run.

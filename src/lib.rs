@@ -44,9 +44,10 @@
 //! `docs/choosing.md` explains how to pick a policy and a topology; `docs/design.md` the worker
 //! loop, the sleep protocol and how each policy maps the papers' messages onto shared memory;
 //! `docs/stats.md` how to read [`PoolStats`]; `docs/simulator.md` how the policies scale to
-//! 1024 processors in the simulator (the `hypersteal-sim` crate). The environment variables
-//! `HYPERSTEAL_NUM_THREADS`, `HYPERSTEAL_POLICY`, `HYPERSTEAL_TOPOLOGY` and `HYPERSTEAL_PIN` set
-//! the defaults of every builder (and so of the global pool).
+//! 16,384 simulated processors (the `hypersteal-sim` crate). The environment variables
+//! `HYPERSTEAL_NUM_THREADS`, `HYPERSTEAL_POLICY`, `HYPERSTEAL_TOPOLOGY`, `HYPERSTEAL_PIN`,
+//! `HYPERSTEAL_PLACEMENT`, `HYPERSTEAL_PIN_CLAIMS` and `HYPERSTEAL_TRACE` set the defaults of every
+//! builder (and so of the global pool).
 
 #![deny(missing_docs)]
 #![warn(unsafe_op_in_unsafe_fn)]
