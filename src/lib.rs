@@ -86,7 +86,9 @@ pub use builder::{
     ENV_PIN_CLAIMS, ENV_PLACEMENT, ENV_POLICY, ENV_TOPOLOGY, ENV_TRACE,
 };
 pub use iter::{array, collections, option, result};
-pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
+pub use thread_builder::{
+    CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn, SPAWN_HANDLER_DEADLINE,
+};
 
 /// rayon's `range` module: the parallel iterator of `a..b` for every integer type and `char`.
 pub mod range {
