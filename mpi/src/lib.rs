@@ -87,7 +87,7 @@ pub const MAX_STEP: usize = 1_000_000;
 
 impl Config {
     /// Checks every setting: the one validation of a configuration (the suite's `mpi` command
-    /// and [`run`] both apply it).
+    /// and `run` both apply it).
     pub fn validate(&self, ranks: usize) -> Result<(), Error> {
         let bad = |setting: &str, value: String, allowed: &str| {
             Err(Error::Config(format!(

@@ -142,7 +142,7 @@ impl PinArgs {
 /// Options of the quick run.
 #[derive(Debug, Args)]
 pub struct QuickArgs {
-    /// Directory for the report (default: results/<timestamp>).
+    /// Directory for the report (default: `results/<timestamp>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// How many times each configuration runs.
@@ -181,7 +181,7 @@ pub struct RunArgs {
     /// What to print on the terminal.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Directory for results.json, report.md and the plots (default: results/<timestamp>).
+    /// Directory for results.json, report.md and the plots (default: `results/<timestamp>`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Loop schedules for mandelbrot as a parallel loop, comma-separated, `all` or `none`.
