@@ -43,6 +43,7 @@ mod chunks;
 mod collect;
 pub mod collections;
 mod consumers;
+mod deterministic;
 mod divide;
 mod drain;
 mod driver;
@@ -81,6 +82,7 @@ pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
 pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
 pub use collections::{array, option, result};
+pub use deterministic::{deterministic_grain, DETERMINISTIC_MAX_LEAVES, DETERMINISTIC_MIN_LEAF};
 pub use drain::{Drain, ParallelDrainFull, ParallelDrainRange, StringDrain};
 pub use either::Either;
 pub use enumerate::Enumerate;
@@ -940,6 +942,39 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     fn with_max_len(self, max: usize) -> MaxLen<Self> {
         MaxLen::new(self, max)
+    }
+
+    /// Combines the items with `op` along a split tree fixed by the length alone, so that the
+    /// result has the same bits on every run, at every pool size and under every policy, even
+    /// for an operation that is associative only up to rounding (floating-point sums).
+    ///
+    /// The tree: a piece of `len` items is a leaf when `len <=`
+    /// [`deterministic_grain`]`(self.len())` (at least 256 items, at most about 4,096 leaves),
+    /// otherwise it is cut at `len / 2`; a leaf folds its items left to right from `identity()`,
+    /// and each inner node is `op(left, right)`. Inner nodes run as [`crate::join`]s, so the
+    /// work is parallel; only their values are fixed. The result generally differs from a
+    /// sequential left-to-right fold (which is one particular tree), and `op` should be
+    /// associative enough for the answer to mean something, as for [`ParallelIterator::reduce`].
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    /// let values: Vec<f64> = (0..100_000).map(|i| ((i * 7919) % 1000) as f64 * 1e-3 - 0.5).collect();
+    /// let sum = |workers: usize| {
+    ///     let pool = hypersteal::ThreadPoolBuilder::new().num_threads(workers).build().unwrap();
+    ///     pool.install(|| values.par_iter().copied().deterministic_reduce(|| 0.0, |a, b| a + b))
+    /// };
+    /// assert_eq!(sum(1).to_bits(), sum(3).to_bits());
+    /// ```
+    fn deterministic_reduce<ID, OP>(self, identity: ID, op: OP) -> Self::Item
+    where
+        Self::Item: Send,
+        ID: Fn() -> Self::Item + Sync + Send,
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        self.with_producer(deterministic::Tree {
+            identity: &identity,
+            op: &op,
+        })
     }
 
     /// The items in reverse order.
