@@ -1,7 +1,7 @@
 //! Wake-up latency of an idle pool, and its CPU use at rest, for any policies.
 //!
 //! ```text
-//! cargo run --release --example wakeup [WORKERS] [IDLE_MS] [RUNS] [POLICY ...]
+//! cargo run --release --example wakeup [--linger-us N] [WORKERS] [IDLE_MS] [RUNS] [POLICY ...]
 //! ```
 //!
 //! For each policy (default: every policy at its defaults) a pool of `WORKERS` unpinned workers
@@ -12,6 +12,11 @@
 //! what coming to rest costs: after a burst of fine-grained work (fib(18), `join` at every call)
 //! the CPU time the pool used from the burst's end until a 250 ms stretch without any, and how
 //! long that took.
+//!
+//! `--linger-us N` builds the pools with `ThreadPoolBuilder::idle_linger` of N microseconds: an
+//! idle worker keeps looking that long before it sleeps. With `IDLE_MS` shorter than the linger,
+//! the task finds its worker awake; compare the latencies with and without it, and the CPU the
+//! pool used to come to rest.
 
 #[path = "common/fib.rs"]
 #[allow(dead_code)] // not every kernel is used here
@@ -58,12 +63,23 @@ fn settle(pool: &hypersteal::ThreadPool) -> (u64, Duration) {
 }
 
 fn usage(what: &str) -> ! {
-    eprintln!("usage: wakeup [WORKERS] [IDLE_MS] [RUNS] [POLICY ...]\n{what}");
+    eprintln!("usage: wakeup [--linger-us N] [WORKERS] [IDLE_MS] [RUNS] [POLICY ...]\n{what}");
     std::process::exit(2)
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let linger = match args.iter().position(|a| a == "--linger-us") {
+        Some(i) => {
+            let value = args.get(i + 1).cloned().unwrap_or_default();
+            let us: u64 = value.parse().unwrap_or_else(|_| {
+                usage(&format!("--linger-us takes microseconds, got `{value}`"))
+            });
+            args.drain(i..(i + 2).min(args.len()));
+            Some(Duration::from_micros(us))
+        }
+        None => None,
+    };
     let number = |i: usize, default: u64, name: &str| -> u64 {
         args.get(i).map_or(default, |s| {
             s.parse()
@@ -86,16 +102,20 @@ fn main() {
     let hz = 100.0; // USER_HZ: /proc counts CPU time in 1/100 s on Linux
     println!(
         "wake-up after {idle:?} idle, {workers} workers, {runs} runs each (median, max); \
-         CPU ticks used at rest; CPU seconds and time to come to rest after a burst"
+         CPU ticks used at rest; CPU seconds and time to come to rest after a burst; \
+         idle linger {}",
+        linger.map_or_else(|| "built-in".to_string(), |l| format!("{l:?}"))
     );
     for policy in policies {
-        let pool = ThreadPoolBuilder::new()
+        let mut builder = ThreadPoolBuilder::new()
             .num_threads(workers)
             .policy(policy)
             .pin_threads(false)
-            .thread_name(|i| format!("wakeup-{i}"))
-            .build()
-            .unwrap_or_else(|e| usage(&e.to_string()));
+            .thread_name(|i| format!("wakeup-{i}"));
+        if let Some(linger) = linger {
+            builder = builder.idle_linger(linger);
+        }
+        let pool = builder.build().unwrap_or_else(|e| usage(&e.to_string()));
         let (settle_ticks, settle_time) = settle(&pool);
         let mut latencies = Vec::with_capacity(runs);
         let mut rest_ticks = 0;

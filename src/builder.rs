@@ -71,6 +71,8 @@ pub enum BuildError {
     },
     /// The [`ThreadPoolBuilder::heartbeat`] is outside 1 µs to 1 s.
     Heartbeat(std::time::Duration),
+    /// The [`ThreadPoolBuilder::idle_linger`] is longer than [`MAX_IDLE_LINGER`].
+    IdleLinger(std::time::Duration),
     /// [`ThreadPoolBuilder::build_global`] was called after the global pool already existed.
     GlobalPoolAlreadyInitialized,
     /// The operating system refused to start a worker thread (no thread of the pool is left
@@ -120,6 +122,12 @@ impl fmt::Display for BuildError {
             }
             BuildError::Heartbeat(d) => {
                 write!(f, "heartbeat {d:?} is out of range: expected 1µs to 1s")
+            }
+            BuildError::IdleLinger(d) => {
+                write!(
+                    f,
+                    "idle_linger {d:?} is out of range: expected 0 to {MAX_IDLE_LINGER:?}"
+                )
             }
             BuildError::GlobalPoolAlreadyInitialized => {
                 f.write_str("The global thread pool has already been initialized.")
@@ -199,6 +207,7 @@ struct Settings {
     speeds: Option<Vec<f64>>,
     seed: Option<u64>,
     heartbeat: Option<std::time::Duration>,
+    idle_linger: Option<std::time::Duration>,
     breadth_first: bool,
     use_current_thread: bool,
     trace: Option<bool>,
@@ -233,6 +242,7 @@ impl<S> fmt::Debug for ThreadPoolBuilder<S> {
             .field("worker_speeds", &self.settings.speeds)
             .field("seed", &self.settings.seed)
             .field("heartbeat", &self.settings.heartbeat)
+            .field("idle_linger", &self.settings.idle_linger)
             .field("breadth_first", &self.settings.breadth_first)
             .field("use_current_thread", &self.settings.use_current_thread)
             .field("trace", &self.settings.trace)
@@ -260,12 +270,18 @@ pub(crate) struct Config {
     pub(crate) speeds: Option<Vec<f64>>,
     pub(crate) seed: u64,
     pub(crate) heartbeat: std::time::Duration,
+    /// How long an idle worker keeps looking before it sleeps (`None`: the built-in rule).
+    pub(crate) idle_linger: Option<std::time::Duration>,
     pub(crate) breadth_first: bool,
     /// Worker 0 is the thread that builds the pool (checked possible).
     pub(crate) use_current_thread: bool,
     /// Record an event trace: ring capacity per worker, and the file `HYPERSTEAL_TRACE` named.
     pub(crate) trace: Option<(usize, Option<std::path::PathBuf>)>,
 }
+
+/// The longest [`ThreadPoolBuilder::idle_linger`]: an idle worker looks for work this long at
+/// most before it sleeps.
+pub const MAX_IDLE_LINGER: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The sender-initiated policies' default heartbeat.
 const DEFAULT_HEARTBEAT: std::time::Duration = std::time::Duration::from_micros(20);
@@ -553,6 +569,31 @@ impl<S> ThreadPoolBuilder<S> {
         self
     }
 
+    /// How long an idle worker keeps looking for work, yielding between rounds, before it goes
+    /// to sleep (from 0 to [`MAX_IDLE_LINGER`]). Longer trades CPU for latency: work that comes
+    /// while a worker lingers starts at once, where a sleeper must first be woken (tens of
+    /// microseconds). The pool still comes to rest: a worker lingers at most this long (again
+    /// after each wake-up), then sleeps until woken. Without this setting a worker looks two rounds under a
+    /// receiver-initiated policy, and one heartbeat (at most 100 µs) under a sender-initiated
+    /// one. `cargo run --release --example wakeup -- --linger-us N` measures both sides.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let pool = hypersteal::ThreadPoolBuilder::new()
+    ///     .idle_linger(Duration::from_micros(500))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.install(|| 6 * 7), 42);
+    /// assert!(hypersteal::ThreadPoolBuilder::new()
+    ///     .idle_linger(Duration::from_secs(1))
+    ///     .build()
+    ///     .is_err());
+    /// ```
+    pub fn idle_linger(mut self, linger: std::time::Duration) -> Self {
+        self.settings.idle_linger = Some(linger);
+        self
+    }
+
     /// Starts the workers with `spawn` instead of `std::thread::Builder`: for each worker,
     /// `spawn` gets a [`ThreadBuilder`] and must start a thread that calls
     /// [`ThreadBuilder::run`] (or call it from a thread it already has). The handler's thread
@@ -780,6 +821,9 @@ impl<S> ThreadPoolBuilder<S> {
         if !(MIN_HEARTBEAT..=MAX_HEARTBEAT).contains(&heartbeat) {
             return Err(BuildError::Heartbeat(heartbeat));
         }
+        if let Some(linger) = self.settings.idle_linger.filter(|l| *l > MAX_IDLE_LINGER) {
+            return Err(BuildError::IdleLinger(linger));
+        }
         if self.settings.use_current_thread {
             check_current_thread(num_threads, &policy)?;
         }
@@ -819,6 +863,7 @@ impl<S> ThreadPoolBuilder<S> {
             speeds: self.settings.speeds,
             seed: self.settings.seed.unwrap_or(0x5EED),
             heartbeat,
+            idle_linger: self.settings.idle_linger,
             breadth_first: self.settings.breadth_first,
             use_current_thread: self.settings.use_current_thread,
             trace,

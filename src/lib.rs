@@ -83,7 +83,7 @@ mod yielding;
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use builder::{
     BuildError, BuildError as ThreadPoolBuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN,
-    ENV_PIN_CLAIMS, ENV_PLACEMENT, ENV_POLICY, ENV_TOPOLOGY, ENV_TRACE,
+    ENV_PIN_CLAIMS, ENV_PLACEMENT, ENV_POLICY, ENV_TOPOLOGY, ENV_TRACE, MAX_IDLE_LINGER,
 };
 pub use iter::{array, collections, option, result};
 pub use thread_builder::{

@@ -61,6 +61,8 @@ pub(crate) struct Registry {
     pub(crate) idle: CachePadded<AtomicUsize>,
     /// The allocating phase's heartbeat, in nanoseconds (sender-initiated policies).
     pub(crate) heartbeat_ns: u64,
+    /// [`crate::ThreadPoolBuilder::idle_linger`] in nanoseconds, if set.
+    pub(crate) linger_ns: Option<u64>,
     /// How long an idle worker leaves work it sees but its policy does not give it, before it
     /// takes that work anyway (`src/worker/README.md`, "Rescue"), in nanoseconds.
     pub(crate) rescue_ns: u64,
@@ -162,6 +164,7 @@ impl Registry {
             placing: n > 1 && config.policy.is_sender_initiated(),
             idle: CachePadded::new(AtomicUsize::new(if stealing { n } else { 0 })),
             heartbeat_ns: config.heartbeat.as_nanos().min(u64::MAX as u128) as u64,
+            linger_ns: config.idle_linger.map(|l| l.as_nanos() as u64),
             rescue_ns: rescue_ns(config.heartbeat),
             lanes: Lanes::new(n),
             outstanding: AtomicUsize::new(0),

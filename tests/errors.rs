@@ -94,6 +94,22 @@ fn a_topology_that_cannot_host_the_count() {
 }
 
 #[test]
+fn heartbeat_and_idle_linger_out_of_range_are_errors_naming_the_setting() {
+    use std::time::Duration;
+    let heartbeat = |d: Duration| ThreadPoolBuilder::new().heartbeat(d).build().map(|_| ());
+    let e = heartbeat(Duration::ZERO).unwrap_err().to_string();
+    assert!(e.contains("heartbeat") && e.contains("1µs to 1s"), "{e}");
+    let linger = |d: Duration| ThreadPoolBuilder::new().idle_linger(d).build().map(|_| ());
+    let e = linger(Duration::from_millis(101)).unwrap_err().to_string();
+    assert!(
+        e.contains("idle_linger") && e.contains("101ms") && e.contains("0 to 100ms"),
+        "{e}"
+    );
+    assert!(linger(Duration::ZERO).is_ok());
+    assert!(linger(hypersteal::MAX_IDLE_LINGER).is_ok());
+}
+
+#[test]
 fn worker_speeds_must_match_and_be_positive() {
     let build = |s: Vec<f64>| {
         ThreadPoolBuilder::new()

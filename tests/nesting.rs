@@ -184,6 +184,33 @@ fn an_idle_pool_uses_no_cpu() {
     }
 }
 
+/// The longest idle linger still lets the pool come to rest, under a receiver- and a
+/// sender-initiated policy; new work still wakes it.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_longest_idle_linger_still_comes_to_rest() {
+    use hypersteal::MAX_IDLE_LINGER;
+    for policy in [Policy::RandomPolling, "acwn".parse().unwrap()] {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(4)
+            .policy(policy)
+            .idle_linger(MAX_IDLE_LINGER)
+            .pin_threads(false)
+            .thread_name(|i| format!("lngr-{i}"))
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(|| common::fib(18)), common::fib_iter(18));
+        common::assert_at_rest(
+            "lngr-",
+            4,
+            std::time::Duration::from_secs(10),
+            &format!("{policy}, idle_linger {MAX_IDLE_LINGER:?}"),
+        );
+        assert_eq!(pool.install(|| common::fib(14)), common::fib_iter(14));
+        pool.shutdown();
+    }
+}
+
 /// Every value the parser accepts idles at no CPU, at the extremes of
 /// every range, also with more workers than cores; and new work still wakes the pool.
 #[cfg(target_os = "linux")]

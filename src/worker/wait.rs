@@ -214,6 +214,7 @@ impl WorkerThread {
 
     fn search_stealing<L: Probe>(&self, latch: &L) -> Found {
         let mut rounds = 0;
+        let mut since = self.registry.now_ns();
         let rescue = Rescue::new(self);
         loop {
             if latch.probe() {
@@ -233,7 +234,12 @@ impl WorkerThread {
                 }
             }
             rounds += 1;
-            if rounds < SEARCH_ROUNDS {
+            // Two rounds, or as long as the pool's idle linger says.
+            if rounds < SEARCH_ROUNDS
+                || self.registry.linger_ns.is_some_and(|linger| {
+                    !cfg!(loom) && self.registry.now_ns().saturating_sub(since) < linger
+                })
+            {
                 crate::sync::yield_now();
                 continue;
             }
@@ -250,6 +256,17 @@ impl WorkerThread {
                 bump(&self.counters().sleeps, 1);
                 self.record_sleep(asleep);
             }
+            self.relinger(&mut since);
+        }
+    }
+
+    /// After a sleep: with an idle linger set, the worker lingers again before its next sleep
+    /// (a wake-up for work another worker took would otherwise leave it asleep at once, and the
+    /// pool with one worker awake). Without one, the built-in rule counts from the search's
+    /// start.
+    fn relinger(&self, since: &mut u64) {
+        if self.registry.linger_ns.is_some() {
+            *since = self.registry.now_ns();
         }
     }
 
@@ -305,7 +322,7 @@ impl WorkerThread {
         deep: bool,
     ) -> Found {
         let mut rounds = 0;
-        let since = self.registry.now_ns();
+        let mut since = self.registry.now_ns();
         // Counted in `idle` from the start of the linger until the search ends (README,
         // "Hunger"). A deep waiter counts too: busy workers then expose what they keep, and it
         // runs that (or what they send it) once the rescue bound has passed.
@@ -353,7 +370,10 @@ impl WorkerThread {
             if !cfg!(loom)
                 && !deep
                 && self.registry.now_ns().saturating_sub(since)
-                    < self.registry.heartbeat_ns.min(LINGER_MAX_NS)
+                    < self
+                        .registry
+                        .linger_ns
+                        .unwrap_or(self.registry.heartbeat_ns.min(LINGER_MAX_NS))
             {
                 crate::sync::yield_now();
                 continue;
@@ -376,6 +396,7 @@ impl WorkerThread {
                 bump(&self.counters().sleeps, 1);
                 self.record_sleep(asleep);
             }
+            self.relinger(&mut since);
         }
     }
 
