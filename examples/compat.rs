@@ -1,7 +1,8 @@
 //! rayon's bread-and-butter calls, hypersteal against rayon side by side in one process, each
 //! with a pool of 2 workers (default policy for hypersteal):
 //!
-//! - `par_sort` and `par_sort_unstable` of 10^7 pseudo-random `u64` (a fresh copy each run);
+//! - `par_sort` and `par_sort_unstable` of 10^7 pseudo-random `u64` (a fresh copy each run),
+//!   and of 10^7 `u64` already sorted, in descending order, and sorted but for one swapped pair;
 //! - `par_iter().map(..).sum()` over 10^7 `u64`;
 //! - `flat_map` (parallel inner iterators) and `flat_map_iter` (sequential ones) of 10^6
 //!   items into 10 each, hashed and summed;
@@ -45,6 +46,44 @@ fn median(v: &mut [Duration]) -> Duration {
 }
 
 type Kernel<'a> = Box<dyn FnMut() -> u64 + 'a>;
+
+/// Inputs that are already (nearly) in order.
+#[derive(Clone, Copy)]
+enum Shape {
+    Sorted,
+    Descending,
+    OneSwap,
+}
+
+/// Sorts a fresh copy of `values` (ascending, `0..N`) laid out as `shape`, in `pool`.
+fn presorted<P: Install>(pool: &P, values: &[u64], shape: Shape, sort: fn(&mut [u64])) -> u64 {
+    let mut v = values.to_vec();
+    match shape {
+        Shape::Sorted => {}
+        Shape::Descending => v.reverse(),
+        Shape::OneSwap => v.swap(N / 2, N / 2 + 1),
+    }
+    pool.run(|| sort(&mut v));
+    assert!(v.iter().copied().eq(0..N as u64));
+    v[N / 2]
+}
+
+/// `install` of either runtime's pool.
+trait Install {
+    fn run(&self, f: impl FnOnce() + Send);
+}
+
+impl Install for hypersteal::ThreadPool {
+    fn run(&self, f: impl FnOnce() + Send) {
+        self.install(f)
+    }
+}
+
+impl Install for rayon::ThreadPool {
+    fn run(&self, f: impl FnOnce() + Send) {
+        self.install(f)
+    }
+}
 
 fn main() {
     let rounds: usize = std::env::args()
@@ -102,6 +141,31 @@ fn main() {
             }),
         ),
         (
+            "par_sort 10^7 sorted",
+            Box::new(move || presorted(ours_pool, values, Shape::Sorted, ours::sort)),
+            Box::new(move || presorted(theirs_pool, values, Shape::Sorted, theirs::sort)),
+        ),
+        (
+            "par_sort 10^7 descending",
+            Box::new(move || presorted(ours_pool, values, Shape::Descending, ours::sort)),
+            Box::new(move || presorted(theirs_pool, values, Shape::Descending, theirs::sort)),
+        ),
+        (
+            "par_sort 10^7 one pair swapped",
+            Box::new(move || presorted(ours_pool, values, Shape::OneSwap, ours::sort)),
+            Box::new(move || presorted(theirs_pool, values, Shape::OneSwap, theirs::sort)),
+        ),
+        (
+            "par_sort_unstable 10^7 sorted",
+            Box::new(move || presorted(ours_pool, values, Shape::Sorted, ours::sort_unstable)),
+            Box::new(move || presorted(theirs_pool, values, Shape::Sorted, theirs::sort_unstable)),
+        ),
+        (
+            "par_sort_unstable 10^7 one pair swapped",
+            Box::new(move || presorted(ours_pool, values, Shape::OneSwap, ours::sort_unstable)),
+            Box::new(move || presorted(theirs_pool, values, Shape::OneSwap, theirs::sort_unstable)),
+        ),
+        (
             "map().sum() 10^7",
             Box::new(move || ours_pool.install(|| ours::map_sum(values))),
             Box::new(move || theirs_pool.install(|| theirs::map_sum(values))),
@@ -153,13 +217,13 @@ fn main() {
     }
     println!("{rounds} interleaved rounds, 2 workers each, medians");
     println!(
-        "{:<28} {:>14} {:>12} {:>16}",
+        "{:<40} {:>14} {:>12} {:>16}",
         "kernel", "hypersteal ms", "rayon ms", "hypersteal/rayon"
     );
     for ((name, _, _), (a, b)) in kernels.iter().zip(times.iter_mut()) {
         let (ma, mb) = (median(a), median(b));
         println!(
-            "{:<28} {:>14.2} {:>12.2} {:>16.3}",
+            "{:<40} {:>14.2} {:>12.2} {:>16.3}",
             name,
             ma.as_secs_f64() * 1e3,
             mb.as_secs_f64() * 1e3,

@@ -237,3 +237,66 @@ fn comparisons_that_are_not_a_total_order_reorder_without_a_panic() {
         });
     });
 }
+
+/// Input already in order, in strictly descending order (reversed in one pass), or descending
+/// with equal neighbours (which must not simply be reversed: equal keys would swap) gives std's
+/// answer; the stable sorts keep equal keys in order.
+#[test]
+fn presorted_and_descending_inputs_sort_like_std() {
+    in_every_pool("presorted", |pool, what| {
+        pool.install(|| {
+            for n in [2u64, 21, 5000, 100_000] {
+                let shapes: [(&str, Vec<u64>); 3] = [
+                    ("ascending", (0..n).collect()),
+                    ("strictly descending", (0..n).rev().collect()),
+                    (
+                        "descending with ties",
+                        (0..n).rev().map(|i| i / 2).collect(),
+                    ),
+                ];
+                for (shape, keys) in shapes {
+                    let pairs: Vec<(u64, usize)> = keys.into_iter().zip(0..).collect();
+                    let mut want = pairs.clone();
+                    want.sort_by_key(|p| p.0);
+                    let mut got = pairs.clone();
+                    got.par_sort_by_key(|p| p.0);
+                    assert_eq!(got, want, "{what}, {shape} of {n}, stable");
+                    let mut got = pairs;
+                    got.par_sort_unstable_by_key(|p| p.0);
+                    let keys = |v: &[(u64, usize)]| v.iter().map(|p| p.0).collect::<Vec<_>>();
+                    assert_eq!(keys(&got), keys(&want), "{what}, {shape} of {n}, unstable");
+                }
+            }
+        })
+    });
+}
+
+/// A comparison that panics while the sort checks whether its input is already ordered leaves
+/// the input exactly as it was: the check decides before anything moves.
+#[test]
+fn a_comparison_panicking_in_the_order_check_leaves_the_input_as_it_was() {
+    within(LIMIT, "panic in the order check", || {
+        std::panic::set_hook(Box::new(|_| {}));
+        let input: Vec<u64> = (0..50_000u64).rev().collect();
+        for stable in [true, false] {
+            let mut v = input.clone();
+            let calls = AtomicUsize::new(0);
+            let compare = |a: &u64, b: &u64| {
+                if calls.fetch_add(1, Ordering::Relaxed) == 40_000 {
+                    panic!("comparison 40,000");
+                }
+                a.cmp(b)
+            };
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if stable {
+                    v.par_sort_by(compare);
+                } else {
+                    v.par_sort_unstable_by(compare);
+                }
+            }));
+            assert!(result.is_err(), "the comparison panicked");
+            assert_eq!(v, input, "stable: {stable}");
+        }
+        let _ = std::panic::take_hook();
+    });
+}

@@ -1,6 +1,7 @@
 //! The parallel sorts behind `ParallelSliceMut::par_sort*`: a stable merge sort whose merges are
 //! themselves split in parallel, and an unstable three-way quicksort whose two sides are sorted
-//! in parallel.
+//! in parallel. Both first check whether the slice is already in order or in strictly
+//! descending order ([`presorted`]): such input is left as it is or reversed, in one pass.
 //!
 //! **Comparisons that are not a total order** (a random answer, `partial_cmp` of floats with
 //! NaNs mapped to `Equal`) leave the slice in some order, never a panic, as in rayon: no
@@ -67,6 +68,9 @@ where
         insertion_sort(v, compare);
         return;
     }
+    if presorted(v, compare) {
+        return;
+    }
     let mut scratch: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
     let buf = Shared(scratch.as_mut_ptr().cast::<T>());
     let v_ptr = Shared(v.as_mut_ptr());
@@ -74,6 +78,32 @@ where
     // mutably for the whole call, and `scratch` owns no element (its length stays 0), so the
     // bitwise copies it holds are never dropped.
     unsafe { sort_into(v_ptr, buf, len, false, compare) };
+}
+
+/// Whether `v` is already in order, or in strictly descending order (then it is reversed here,
+/// which keeps a stable sort stable: no two elements compare equal). The check stops at the
+/// first pair that rules both out, so on unordered input it costs a comparison or two; on
+/// input sorted but for a few elements it costs up to `len - 1` comparisons before the sort
+/// proper. It only compares until it decides, so a comparison that panics leaves `v` as it was.
+fn presorted<T, F>(v: &mut [T], compare: &F) -> bool
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    let descending = match v {
+        [a, b, ..] => compare(a, b) == Ordering::Greater,
+        _ => return true,
+    };
+    let ordered = if descending {
+        v.windows(2)
+            .all(|w| compare(&w[0], &w[1]) == Ordering::Greater)
+    } else {
+        v.windows(2)
+            .all(|w| compare(&w[0], &w[1]) != Ordering::Greater)
+    };
+    if ordered && descending {
+        v.reverse();
+    }
+    ordered
 }
 
 /// Sorts the `len` elements at `v` stably. With `into_buf`, the sorted result ends in `buf`
@@ -357,6 +387,9 @@ where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
+    if presorted(v, compare) {
+        return;
+    }
     let limit = 2 * (usize::BITS - v.len().leading_zeros());
     // Pieces are sorted on one worker below about eight pieces per worker: enough to balance.
     let leaf = (v.len() / (8 * crate::current_num_threads())).max(SORT_LEAF);
