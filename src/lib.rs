@@ -73,6 +73,8 @@ mod sleep;
 mod spawn;
 mod stats;
 mod sync;
+#[cfg(test)]
+mod test_child;
 mod thread_builder;
 mod topology;
 pub mod trace;

@@ -102,6 +102,11 @@ pub(crate) fn poll_fault_point() {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::test_child::run_test_in_child;
+    use std::os::unix::process::ExitStatusExt;
+
+    /// The most a child process of these tests may take (each takes well under a second).
+    const CHILD_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
     /// A payload whose destructor panics.
     struct Hostile;
@@ -143,18 +148,15 @@ mod tests {
             escape("escaping");
             guard.disarm();
         }
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["unwind::tests::an_unwind_through_a_guard_aborts_with_a_message"])
-            .args(["--exact", "--nocapture", "--test-threads=1"])
-            .env(VAR, "1")
-            .output()
-            .unwrap();
-        use std::os::unix::process::ExitStatusExt;
-        assert_eq!(out.status.signal(), Some(6), "aborted (SIGABRT): {out:?}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (status, out) = run_test_in_child(
+            "unwind::tests::an_unwind_through_a_guard_aborts_with_a_message",
+            (VAR, "1"),
+            CHILD_LIMIT,
+        );
+        assert_eq!(status.signal(), Some(6), "aborted (SIGABRT): {out}");
         assert!(
-            stderr.contains("hypersteal: fatal: a panic escaped a test frame"),
-            "{stderr}"
+            out.contains("hypersteal: fatal: a panic escaped a test frame"),
+            "{out}"
         );
     }
 
@@ -189,22 +191,19 @@ mod tests {
             }
             panic!("no poll path was reached");
         }
-        use std::os::unix::process::ExitStatusExt;
         for (policy, what) in [
             ("rp", "a poll point's answer or promotion"),
             ("gradient", "a poll point's"),
         ] {
-            let out = std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["unwind::tests::a_panic_at_a_poll_point_aborts_with_a_message"])
-                .args(["--exact", "--nocapture", "--test-threads=1"])
-                .env(VAR, policy)
-                .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.signal(), Some(6), "{policy}: aborted: {stderr}");
+            let (status, out) = run_test_in_child(
+                "unwind::tests::a_panic_at_a_poll_point_aborts_with_a_message",
+                (VAR, policy),
+                CHILD_LIMIT,
+            );
+            assert_eq!(status.signal(), Some(6), "{policy}: aborted: {out}");
             assert!(
-                stderr.contains(&format!("hypersteal: fatal: a panic escaped {what}")),
-                "{policy}: {stderr}"
+                out.contains(&format!("hypersteal: fatal: a panic escaped {what}")),
+                "{policy}: {out}"
             );
         }
     }

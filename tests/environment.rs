@@ -70,7 +70,7 @@ fn environment_defaults_and_errors() {
     let file = std::env::temp_dir().join(format!("hypersteal-env-test-{}", std::process::id()));
     std::fs::write(&file, b"").unwrap();
     let claims_err = |value: &std::path::Path| {
-        std::env::set_var("HYPERSTEAL_PIN_CLAIMS", value);
+        set("HYPERSTEAL_PIN_CLAIMS", value.to_str().unwrap());
         let pinned = ThreadPoolBuilder::new()
             .num_threads(1)
             .pin_threads(true)

@@ -99,20 +99,25 @@ impl<C> Halving<'_, C> {
                     || self.run(left, left_place, splits - 1, owner),
                     || {
                         let runner = crate::current_thread_index().unwrap_or(owner);
-                        // Stolen: a worker was idle, so this half may split like a fresh one.
-                        // Placed by a sender-initiated decision: that shows nothing, and a
-                        // refill there fed the workers ever smaller pieces of the middle of a
-                        // huge range while the pieces that hold a search's answer waited.
-                        let splits = if runner != owner && !self.placing {
-                            self.refill
-                        } else {
-                            splits - 1
-                        };
+                        let splits = self.budget(runner, owner, splits - 1);
                         self.run(right, right_place, splits, runner)
                     },
                 );
                 self.consumer.reduce(a, b)
             }
+        }
+    }
+
+    /// The split budget of a half made on worker `owner` and run on `runner`: a fresh one
+    /// ([`Halving::refill`]) if a thief took it, since a worker was idle; otherwise `kept`. A
+    /// half that a sender-initiated decision placed elsewhere keeps `kept` too: a placement
+    /// shows nobody idle, and refilling there would feed the workers ever smaller pieces of the
+    /// middle of a huge range while the pieces that hold a search's answer wait.
+    fn budget(&self, runner: usize, owner: usize, kept: u32) -> u32 {
+        if runner != owner && !self.placing {
+            self.refill
+        } else {
+            kept
         }
     }
 
@@ -140,14 +145,9 @@ impl<C> Halving<'_, C> {
                 let (a, b) = crate::join(
                     || self.leaf(left, left_place),
                     || {
-                        // Taken by the idle worker: it may split like a fresh piece. Left to
-                        // this worker: a leaf again, which splits when asked.
+                        // Left to this worker, it is a leaf again, which splits when asked.
                         let runner = crate::current_thread_index().unwrap_or(owner);
-                        let splits = if runner != owner && !self.placing {
-                            self.refill
-                        } else {
-                            0
-                        };
+                        let splits = self.budget(runner, owner, 0);
                         self.run(right, right_place, splits, runner)
                     },
                 );

@@ -94,11 +94,9 @@ where
         _ => return true,
     };
     let ordered = if descending {
-        v.windows(2)
-            .all(|w| compare(&w[0], &w[1]) == Ordering::Greater)
+        v.is_sorted_by(|a, b| compare(a, b) == Ordering::Greater)
     } else {
-        v.windows(2)
-            .all(|w| compare(&w[0], &w[1]) != Ordering::Greater)
+        v.is_sorted_by(|a, b| compare(a, b) != Ordering::Greater)
     };
     if ordered && descending {
         v.reverse();

@@ -10,9 +10,7 @@
 //! panics again and aborts the process.
 
 use crate::sync::{Broken, BROKEN_VAR};
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The preemption bound used when `LOOM_MAX_PREEMPTIONS` is not set.
 const DEFAULT_PREEMPTIONS: usize = 2;
@@ -67,44 +65,8 @@ const CHILD_LIMIT: Duration = Duration::from_secs(600);
 /// child process (this test binary, `--exact`) with [`BROKEN_VAR`] set to `broken`, under
 /// [`CHILD_LIMIT`]. Returns whether it succeeded, and its stdout and stderr.
 pub(crate) fn run_in_child(test: &str, broken: &str) -> (bool, String) {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let mut child = Command::new(exe)
-        .args([test, "--exact", "--test-threads=1"])
-        .args(["--nocapture", "--color=never"])
-        .env(BROKEN_VAR, broken)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the model in a child process");
-    // Drained on their own threads, so a chatty child cannot block on a full pipe.
-    fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_string(&mut text);
-            }
-            text
-        })
-    }
-    let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child
-            .try_wait()
-            .expect("wait for the model's child process")
-        {
-            break status;
-        }
-        if start.elapsed() > CHILD_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("model `{test}` ({BROKEN_VAR}={broken:?}) did not end in {CHILD_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let text = out.join().expect("stdout reader") + &err.join().expect("stderr reader");
+    let (status, text) =
+        crate::test_child::run_test_in_child(test, (BROKEN_VAR, broken), CHILD_LIMIT);
     (status.success(), text)
 }
 

@@ -455,16 +455,11 @@ mod tests {
             );
             return;
         }
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["worker::exchange::tests::a_thief_waits_for_an_answer_by_time_not_by_count"])
-            .args(["--exact", "--nocapture", "--test-threads=1"])
-            .env(VAR, "1")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let (status, out) = crate::test_child::run_test_in_child(
+            "worker::exchange::tests::a_thief_waits_for_an_answer_by_time_not_by_count",
+            (VAR, "1"),
+            Duration::from_secs(120),
         );
+        assert!(status.success(), "{out}");
     }
 }

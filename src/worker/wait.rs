@@ -235,11 +235,7 @@ impl WorkerThread {
             }
             rounds += 1;
             // Two rounds, or as long as the pool's idle linger says.
-            if rounds < SEARCH_ROUNDS
-                || self.registry.linger_ns.is_some_and(|linger| {
-                    !cfg!(loom) && self.registry.now_ns().saturating_sub(since) < linger
-                })
-            {
+            if rounds < SEARCH_ROUNDS || self.lingers(since, None) {
                 crate::sync::yield_now();
                 continue;
             }
@@ -258,6 +254,18 @@ impl WorkerThread {
             }
             self.relinger(&mut since);
         }
+    }
+
+    /// Whether an idle worker that began looking at `since` (pool clock) keeps looking, yielding,
+    /// rather than sleep: for the pool's idle linger if one is set, else for `otherwise` (ns;
+    /// `None`: no longer). Under loom time does not pass, so nobody lingers.
+    fn lingers(&self, since: u64, otherwise: Option<u64>) -> bool {
+        !cfg!(loom)
+            && self
+                .registry
+                .linger_ns
+                .or(otherwise)
+                .is_some_and(|linger| self.registry.now_ns().saturating_sub(since) < linger)
     }
 
     /// After a sleep: with an idle linger set, the worker lingers again before its next sleep
@@ -367,14 +375,7 @@ impl WorkerThread {
             hunger.begin();
             // Linger (yielding) for about one heartbeat before sleeping: a busy worker's next
             // decision may send work here, and catching it awake saves a sleep and a wake-up.
-            if !cfg!(loom)
-                && !deep
-                && self.registry.now_ns().saturating_sub(since)
-                    < self
-                        .registry
-                        .linger_ns
-                        .unwrap_or(self.registry.heartbeat_ns.min(LINGER_MAX_NS))
-            {
+            if !deep && self.lingers(since, Some(self.registry.heartbeat_ns.min(LINGER_MAX_NS))) {
                 crate::sync::yield_now();
                 continue;
             }
