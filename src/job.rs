@@ -2,7 +2,8 @@
 //!
 //! A [`JobRef`] is a pointer to a job plus the function that runs it, and the bookkeeping a task
 //! carries as it moves: the worker that created it (`origin`, for locality) and the transfers it
-//! has made (`hops`, for the sender-initiated policies). The job it points to is either a
+//! has made (`hops`, for the sender-initiated policies), and the isolated region it was made
+//! in (`isolation`, `worker/isolated.rs`). The job it points to is either a
 //! [`StackJob`] living in the frame of a `join` (which does not return before the job has run)
 //! or a [`HeapJob`] owned by the `JobRef` itself and freed when it runs.
 
@@ -37,6 +38,9 @@ pub(crate) struct JobHeader {
     origin: AtomicU32,
     /// Transfers between workers so far; written only by the worker that holds the `JobRef`.
     hops: AtomicU32,
+    /// The isolated region the task was made in (`isolate.rs`), or 0 for none. Written by its
+    /// creator before the task is published, read by whoever takes it.
+    isolation: AtomicU32,
     /// The job is a [`Ticket`]: run the task inside only if the ticket can be claimed.
     ticket: bool,
     /// A frame waits for the job (a `join`'s `b`): placing it elsewhere needs a ticket.
@@ -52,6 +56,7 @@ impl JobHeader {
         JobHeader {
             origin: AtomicU32::new(EXTERNAL),
             hops: AtomicU32::new(0),
+            isolation: AtomicU32::new(0),
             ticket,
             awaited,
             placed: std::cell::UnsafeCell::new(None),
@@ -110,6 +115,19 @@ impl JobRef {
             h.load(Ordering::Relaxed).saturating_add(1),
             Ordering::Relaxed,
         );
+    }
+
+    /// The isolated region the task was made in, or 0 (`isolate.rs`).
+    #[inline]
+    pub(crate) fn isolation(&self) -> u32 {
+        self.header().isolation.load(Ordering::Relaxed)
+    }
+
+    /// Marks the task as made in isolated region `tag`, by its creator before it publishes the
+    /// task (the queue that publishes it orders this store before any reader's load).
+    #[inline]
+    pub(crate) fn set_isolation(&self, tag: u32) {
+        self.header().isolation.store(tag, Ordering::Relaxed);
     }
 
     /// Whether a frame waits for this job (a `join`'s `b`, which needs a ticket to be placed).
@@ -330,8 +348,12 @@ unsafe impl Sync for Ticket {}
 
 impl Ticket {
     pub(crate) fn new(job: JobRef) -> StdArc<Ticket> {
+        let header = JobHeader::new(true, false);
+        // The ticket belongs to the region its task was made in: a waiter isolated there may
+        // take it, others not (`isolate.rs`).
+        header.isolation.store(job.isolation(), Ordering::Relaxed);
         StdArc::new(Ticket {
-            header: JobHeader::new(true, false),
+            header,
             claimed: AtomicBool::new(false),
             job,
         })

@@ -212,6 +212,8 @@ where
     // SAFETY: `job_b` lives on this stack until it has run: every path below either runs it
     // inline after taking it back or waits for its latch.
     let job_b_ref = unsafe { job_b.as_job_ref(worker.index as u32) };
+    // `b` belongs to the isolated region `join` runs in, if any (`worker/isolated.rs`).
+    job_b_ref.set_isolation(worker.isolation());
     let job_b_id = job_b_ref.id();
     worker.push_private(job_b_ref);
 

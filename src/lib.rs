@@ -59,6 +59,7 @@ mod builder;
 mod compile_fail;
 mod fifo;
 pub mod hardware;
+mod isolate;
 pub mod iter;
 mod job;
 mod join;
@@ -128,6 +129,7 @@ pub mod vec {
     pub use crate::iter::{Drain, IntoIter};
 }
 pub use hardware::Placement;
+pub use isolate::isolate;
 pub use join::{join, join_context, FnContext};
 pub use policy::{LoadMeasure, LoadScope, ParsePolicyError, Policy, PolicyError};
 pub use pool::ThreadPool;

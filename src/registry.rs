@@ -375,6 +375,8 @@ impl Registry {
         match unsafe { worker.as_ref() } {
             Some(w) if ptr::eq(&*w.registry, self) => {
                 let job = make(w.index as u32);
+                // The task belongs to the isolated region its spawner works in, if any.
+                job.set_isolation(w.isolation());
                 if awaited && w.placing() {
                     return Some(w.push_ticket(job));
                 }
@@ -470,7 +472,7 @@ impl Registry {
         self.push_or_inject(false, |origin| {
             // SAFETY: the job owns everything it uses (`'static`).
             let task = unsafe { job.into_job_ref(origin) };
-            if !fifo || origin == EXTERNAL {
+            if !fifo || origin == EXTERNAL || crate::isolate::isolated() {
                 return task;
             }
             // SAFETY: the lanes live in this registry, which the worker that runs the

@@ -502,7 +502,10 @@ impl<'scope> ScopeBase<'scope> {
             // SAFETY: the job borrows only data that outlives the scope, and the scope does not
             // end before the job has run (`push` counts it first).
             let task = unsafe { job.into_job_ref(origin) };
-            if origin == EXTERNAL {
+            // Inside an isolated region the task is queued like `Scope::spawn`'s: a lane is
+            // shared with tasks from outside the region, and the indirection that runs the
+            // lane's oldest task could run one of those inside it (`crate::isolate`).
+            if origin == EXTERNAL || crate::isolate::isolated() {
                 return task;
             }
             // SAFETY: the lanes live as long as the scope, which waits for this task, and an

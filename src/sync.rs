@@ -284,6 +284,8 @@ pub(crate) enum Broken {
     Lock,
     /// Work that only a rescue can reach wakes nobody.
     Rescue,
+    /// A wait inside an isolated region runs tasks from outside the region.
+    Isolate,
 }
 
 /// The environment variable that switches one [`Broken`] variant on (its name in lower case,
@@ -294,7 +296,7 @@ pub(crate) const BROKEN_VAR: &str = "HYPERSTEAL_LOOM_BROKEN";
 #[cfg(loom)]
 impl Broken {
     /// Every variant.
-    pub(crate) const ALL: [Broken; 14] = [
+    pub(crate) const ALL: [Broken; 15] = [
         Broken::Sleep,
         Broken::Latch,
         Broken::Join,
@@ -309,6 +311,7 @@ impl Broken {
         Broken::Promote,
         Broken::Lock,
         Broken::Rescue,
+        Broken::Isolate,
     ];
 
     /// The variant's name in [`BROKEN_VAR`].
@@ -328,6 +331,7 @@ impl Broken {
             Broken::Promote => "promote",
             Broken::Lock => "lock",
             Broken::Rescue => "rescue",
+            Broken::Isolate => "isolate",
         }
     }
 

@@ -361,3 +361,275 @@ fn a_task_the_policy_refuses_runs_and_the_pool_comes_to_rest() {
         }
     });
 }
+
+/// Outer iterations of [`locked_loops`].
+const LOCKED_OUTER: u64 = 64;
+/// Inner iterations of [`locked_loops`], each a little work.
+const LOCKED_INNER: u64 = 2000;
+
+/// A little work the optimiser cannot remove.
+fn churn(x: u64) -> u64 {
+    (0..16).fold(x, |acc, k| {
+        std::hint::black_box(acc.wrapping_mul(31).wrapping_add(k))
+    })
+}
+
+/// The re-entrancy deadlock `isolate` exists for: each iteration of an outer parallel loop
+/// takes a lock and runs an inner parallel loop while it holds it. A worker that waits inside
+/// the inner loop and picks up another outer iteration blocks on the lock its own stack holds.
+/// `progress` counts finished outer iterations. Returns the sum the lock guards.
+fn locked_loops(pool: &ThreadPool, isolated: bool, progress: &AtomicUsize) -> u64 {
+    use hypersteal::prelude::*;
+    let total = std::sync::Mutex::new(0u64);
+    pool.install(|| {
+        (0..LOCKED_OUTER).into_par_iter().for_each(|i| {
+            let mut total = total.lock().unwrap();
+            let inner = || {
+                (0..LOCKED_INNER)
+                    .into_par_iter()
+                    .map(|j| churn(i * LOCKED_INNER + j) & 1)
+                    .sum::<u64>()
+            };
+            *total += if isolated {
+                hypersteal::isolate(inner)
+            } else {
+                inner()
+            };
+            progress.fetch_add(1, Ordering::Relaxed);
+        })
+    });
+    total.into_inner().unwrap()
+}
+
+/// What [`locked_loops`] must return, computed sequentially.
+fn locked_loops_expected() -> u64 {
+    (0..LOCKED_OUTER * LOCKED_INNER).map(|k| churn(k) & 1).sum()
+}
+
+/// Without isolation the program above deadlocks: a worker holding the lock runs another outer
+/// iteration while it waits, which blocks on the same lock. The child runs it until a watchdog
+/// sees no outer iteration finish for two seconds, reports the deadlock and exits (the pool's
+/// threads are stuck for good); a child that finishes 200 runs without one fails the test.
+#[test]
+fn without_isolation_a_lock_held_across_an_inner_parallel_loop_deadlocks() {
+    let name = "without_isolation_a_lock_held_across_an_inner_parallel_loop_deadlocks";
+    if let Some(out) = in_child(name, CHILD_LIMIT, |_| {}) {
+        assert!(
+            out.stdout
+                .contains("deadlocked: the lock's holder ran its own outer loop"),
+            "the program did not deadlock without isolation: {out:?}"
+        );
+        return;
+    }
+    let progress = Arc::new(AtomicUsize::new(0));
+    let watched = Arc::clone(&progress);
+    std::thread::spawn(move || {
+        let mut last = usize::MAX;
+        loop {
+            std::thread::sleep(Duration::from_secs(2));
+            let now = watched.load(Ordering::Relaxed);
+            if now == last {
+                println!("deadlocked: the lock's holder ran its own outer loop");
+                std::process::exit(0);
+            }
+            last = now;
+        }
+    });
+    let pool = common::pool(Policy::RandomPolling, Topology::Complete, 4);
+    for _ in 0..200 {
+        assert_eq!(
+            locked_loops(&pool, false, &progress),
+            locked_loops_expected()
+        );
+    }
+    println!("no deadlock in 200 runs");
+    std::process::exit(1);
+}
+
+/// The same program with the inner loop in `isolate` completes under every policy, with the
+/// right sum, at 2 and 4 workers (in a child process: a deadlock fails the test at the limit).
+#[test]
+fn isolation_lets_a_lock_be_held_across_an_inner_parallel_loop_under_every_policy() {
+    run_in_child(
+        "isolation_lets_a_lock_be_held_across_an_inner_parallel_loop_under_every_policy",
+        || {
+            let expected = locked_loops_expected();
+            for policy in Policy::all() {
+                for workers in [2, 4] {
+                    let pool = common::pool(policy, Topology::Hypercube, workers);
+                    for _ in 0..5 {
+                        let progress = AtomicUsize::new(0);
+                        assert_eq!(
+                            locked_loops(&pool, true, &progress),
+                            expected,
+                            "{policy} at {workers} workers"
+                        );
+                    }
+                    assert_balanced(&pool, &format!("{policy} at {workers} workers"));
+                }
+            }
+        },
+    );
+}
+
+std::thread_local! {
+    /// Set on a thread while it is inside an isolated region of the tests below.
+    static IN_REGION: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` in an isolated region, with [`IN_REGION`] set on this thread meanwhile.
+fn in_region<R>(f: impl FnOnce() -> R) -> R {
+    hypersteal::isolate(|| {
+        let outer = IN_REGION.with(|r| r.replace(true));
+        let result = f();
+        IN_REGION.with(|r| r.set(outer));
+        result
+    })
+}
+
+/// A waiter inside a region runs none of the outer tasks, whatever it waits for (joins,
+/// scopes, a parallel iterator, `yield_now`), under every policy; every task still runs
+/// exactly once. Outer tasks are spawns into a scope (public at once) and the joins of an
+/// outer parallel loop; each records whether its thread was inside a region when it started.
+#[test]
+fn isolated_waits_run_no_task_from_outside_the_region_under_every_policy() {
+    run_in_child(
+        "isolated_waits_run_no_task_from_outside_the_region_under_every_policy",
+        || {
+            use hypersteal::prelude::*;
+            for policy in Policy::all() {
+                let pool = common::pool(policy, Topology::Hypercube, 4);
+                let (intruders, outer_runs, inner_runs) = (
+                    AtomicUsize::new(0),
+                    AtomicUsize::new(0),
+                    AtomicUsize::new(0),
+                );
+                let outer = |_: u64| {
+                    if IN_REGION.with(|r| r.get()) {
+                        intruders.fetch_add(1, Ordering::Relaxed);
+                    }
+                    outer_runs.fetch_add(1, Ordering::Relaxed);
+                };
+                pool.install(|| {
+                    hypersteal::scope(|s| {
+                        for i in 0..100 {
+                            s.spawn(move |_| outer(i));
+                        }
+                        (0..100u64).into_par_iter().for_each(|i| {
+                            outer(i);
+                            in_region(|| {
+                                let sum: u64 = (0..200u64)
+                                    .into_par_iter()
+                                    .map(|j| {
+                                        inner_runs.fetch_add(1, Ordering::Relaxed);
+                                        churn(j) & 1
+                                    })
+                                    .sum();
+                                hypersteal::scope(|s2| {
+                                    for _ in 0..4 {
+                                        s2.spawn(|_| {
+                                            inner_runs.fetch_add(1, Ordering::Relaxed);
+                                        });
+                                    }
+                                    hypersteal::yield_now();
+                                });
+                                std::hint::black_box(sum);
+                            });
+                        });
+                    });
+                });
+                assert_eq!(
+                    intruders.into_inner(),
+                    0,
+                    "{policy}: an outer task ran inside a region"
+                );
+                assert_eq!(outer_runs.into_inner(), 200, "{policy}");
+                assert_eq!(inner_runs.into_inner(), 100 * 204, "{policy}");
+                assert_balanced(&pool, &format!("{policy}"));
+            }
+        },
+    );
+}
+
+/// `yield_now` and `yield_local` inside a region take only the region's tasks: on a pool of one
+/// the outer task waits for the region to end, then runs.
+#[test]
+fn yielding_inside_a_region_runs_only_the_regions_tasks() {
+    use hypersteal::Yield;
+    let pool = common::pool(Policy::RandomPolling, Topology::Complete, 1);
+    let (outer, inner) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    pool.scope(|s| {
+        s.spawn(|_| {
+            outer.fetch_add(1, Ordering::Relaxed);
+        });
+        hypersteal::isolate(|| {
+            assert_eq!(hypersteal::yield_now(), Some(Yield::Idle));
+            assert_eq!(hypersteal::yield_local(), Some(Yield::Idle));
+            s.spawn(|_| {
+                inner.fetch_add(1, Ordering::Relaxed);
+            });
+            assert_eq!(hypersteal::yield_local(), Some(Yield::Executed));
+            assert_eq!(inner.load(Ordering::Relaxed), 1);
+            assert_eq!(
+                outer.load(Ordering::Relaxed),
+                0,
+                "the outer task ran in the region"
+            );
+        });
+        assert_eq!(hypersteal::yield_now(), Some(Yield::Executed));
+        assert_eq!(outer.load(Ordering::Relaxed), 1);
+    });
+    assert_balanced(&pool, "yielding in a region");
+}
+
+/// Regions nest and end however their closure ends: a panic passes through `isolate` and the
+/// outer region (or none) is current again; outside every pool `isolate` just runs its closure;
+/// a broadcast and FIFO spawns made inside a region complete.
+#[test]
+fn isolate_nests_passes_panics_on_and_keeps_broadcasts_and_fifo_spawns_working() {
+    run_in_child(
+        "isolate_nests_passes_panics_on_and_keeps_broadcasts_and_fifo_spawns_working",
+        || {
+            assert_eq!(hypersteal::isolate(|| 7), 7);
+            for policy in Policy::all() {
+                let pool = common::pool(policy, Topology::Hypercube, 3);
+                let outer = AtomicUsize::new(0);
+                pool.install(|| {
+                    hypersteal::scope(|s| {
+                        s.spawn(|_| {
+                            outer.fetch_add(1, Ordering::Relaxed);
+                        });
+                        let nested = hypersteal::isolate(|| {
+                            let (a, b) =
+                                hypersteal::join(|| hypersteal::isolate(|| fib(15)), || fib(14));
+                            a + b
+                        });
+                        assert_eq!(nested, fib_iter(16), "{policy}");
+                        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            hypersteal::isolate(|| {
+                                hypersteal::join(|| fib(10), || panic!("inside the region"))
+                            })
+                        }));
+                        assert!(caught.is_err(), "{policy}: the panic passed through");
+                        let shares =
+                            hypersteal::isolate(|| hypersteal::broadcast(|ctx| ctx.index()));
+                        assert_eq!(shares, vec![0, 1, 2], "{policy}");
+                        let fifo = AtomicUsize::new(0);
+                        hypersteal::isolate(|| {
+                            hypersteal::scope_fifo(|s| {
+                                for _ in 0..50 {
+                                    s.spawn_fifo(|_| {
+                                        fifo.fetch_add(1, Ordering::Relaxed);
+                                    });
+                                }
+                            })
+                        });
+                        assert_eq!(fifo.into_inner(), 50, "{policy}");
+                    });
+                });
+                assert_eq!(outer.into_inner(), 1, "{policy}");
+                assert_balanced(&pool, &format!("{policy}"));
+            }
+        },
+    );
+}

@@ -138,3 +138,73 @@ fn promotion_rejects_broken_variant() {
         &[DEADLOCK, SPINS],
     );
 }
+
+/// Worker 0 runs `join(a, o)` and, inside `a`, an isolated region (`isolated.rs`) that runs
+/// `join(a2, r)`. Both workers start idle, so `o` (a task from outside the region) may be
+/// promoted at once and `r` handed to worker 1 through its request, leaving worker 0 to wait for
+/// `r` with `o` on its own deque. The isolated waiter must not run `o` while in the region (a
+/// flag set only by worker 0 inside it, read by `o`), and must still end: `r`'s latch wakes it.
+/// Both tasks run exactly once.
+fn isolated_wait() {
+    use crate::sync::AtomicBool;
+    let pool = pool(2);
+    let in_region = Arc::new(AtomicBool::new(false));
+    let violated = Arc::new(AtomicBool::new(false));
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (flag, seen, o_runs) = (in_region.clone(), violated.clone(), runs.clone());
+    let r_runs = runs.clone();
+    pool.install(move || {
+        let me = crate::current_thread_index();
+        crate::join(
+            || {
+                crate::isolate(|| {
+                    in_region.store(true, Ordering::Relaxed);
+                    let ((), r) = crate::join(
+                        || (),
+                        || {
+                            r_runs.fetch_add(1, Ordering::Relaxed);
+                            1u32
+                        },
+                    );
+                    assert_eq!(r, 1);
+                    in_region.store(false, Ordering::Relaxed);
+                })
+            },
+            || {
+                // Only worker 0 writes the flag, so on its thread it is exact.
+                if crate::current_thread_index() == me && flag.load(Ordering::Relaxed) {
+                    seen.store(true, Ordering::Relaxed);
+                }
+                o_runs.fetch_add(1, Ordering::Relaxed);
+            },
+        )
+    });
+    pool.shutdown();
+    assert_eq!(
+        runs.load(Ordering::Relaxed),
+        2,
+        "each task ran exactly once"
+    );
+    assert!(
+        !violated.load(Ordering::Relaxed),
+        "an outer task ran inside the isolated region"
+    );
+}
+
+#[test]
+fn an_isolated_wait_runs_only_its_region() {
+    model(isolated_wait);
+}
+
+/// A waiter that waits as if outside every region pops `o` from its deque while `r` runs on
+/// the other worker.
+#[test]
+fn an_isolated_wait_rejects_broken_variant() {
+    use crate::sync::loom_check::assert_rejected;
+    use crate::sync::Broken;
+    assert_rejected(
+        Broken::Isolate,
+        "worker::loom_tests::an_isolated_wait_runs_only_its_region",
+        &["an outer task ran inside the isolated region"],
+    );
+}

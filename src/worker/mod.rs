@@ -23,9 +23,11 @@
 //! it while its creator blocks.
 //!
 //! Waiting (for a `join`'s `b`, a scope, an `install`, termination) has one loop per mode
-//! ([`wait`]): stealing, placing, and the deep waiter of the sender-initiated policies.
+//! ([`wait`]): stealing, placing, and the deep waiter of the sender-initiated policies; a wait
+//! inside an isolated region (`crate::isolate`) has its own ([`isolated`]).
 
 pub(crate) mod exchange;
+mod isolated;
 mod place;
 mod tasks;
 mod wait;
@@ -148,6 +150,11 @@ pub(crate) struct WorkerThread {
     standing: Box<Tasks>,
     /// Waits in progress on this thread's stack (see [`HELP_DEPTH`]).
     depth: Cell<u32>,
+    /// The isolated region this thread works in now (`crate::isolate`), or 0: set by
+    /// `isolate` for its closure and, for each task, to the region the task was made in while
+    /// it runs. Tasks made here carry it; a wait in a region runs only the region's tasks
+    /// (`isolated.rs`).
+    isolation: Cell<u32>,
     /// Tasks in execution on this thread's stack ([`WorkerThread::execute`]): more than one
     /// means a task runs on top of another that is suspended below it, waiting or yielding
     /// ([`WorkerThread::runs_nested`]).
@@ -207,6 +214,7 @@ impl WorkerThread {
             standing: Box::new(Tasks::with_capacity(0)),
             registry,
             depth: Cell::new(0),
+            isolation: Cell::new(0),
             running: Cell::new(0),
             reclaimed_ns: Cell::new(0),
             rescue_since: Cell::new(None),
@@ -607,8 +615,10 @@ impl WorkerThread {
         let guard = unwind::AbortOnUnwind::new("a task's execution");
         let remote = self.count_execution(&job);
         self.poll();
-        // No unwind passes this frame (the guard aborts), so the count is restored below.
+        // No unwind passes this frame (the guard aborts), so the count and the region are
+        // restored below. The task runs in the region it was made in (`isolated.rs`).
         self.running.set(self.running.get() + 1);
+        let region = self.isolation.replace(job.isolation());
         if remote && self.tracing() {
             let creator = job.origin();
             self.record(EventKind::TaskStart, creator, 0);
@@ -619,6 +629,7 @@ impl WorkerThread {
             // SAFETY: as above.
             unsafe { job.execute() };
         }
+        self.isolation.set(region);
         self.running.set(self.running.get() - 1);
         guard.disarm();
         true
@@ -704,8 +715,10 @@ impl WorkerThread {
                 self.count_execution(&job);
                 let guard = unwind::AbortOnUnwind::new("a task taken back by its waiter");
                 let start = self.registry.now_ns();
+                let region = self.isolation.replace(job.isolation());
                 // SAFETY: the claim makes this the only execution of the job.
                 unsafe { job.execute() };
+                self.isolation.set(region);
                 let ran = self.registry.now_ns().saturating_sub(start);
                 self.reclaimed_ns.set(self.reclaimed_ns.get() + ran);
                 guard.disarm();

@@ -123,8 +123,19 @@ impl WorkerThread {
     /// costs the same whatever the queues hold (a scope body that spawns 100,000 tasks while a
     /// worker is hungry polls at every spawn); spawns are exposed when made anyway.
     fn expose_waiting(&self) {
+        self.expose_oldest(EXPOSE_SCAN);
+    }
+
+    /// Exposes every task this worker keeps waiting (an isolated waiter's tasks from outside
+    /// its region, `isolated.rs`).
+    pub(super) fn expose_all(&self) {
+        self.expose_oldest(usize::MAX);
+    }
+
+    /// Exposes the oldest `scan` tasks of each own queue that are not tickets yet.
+    fn expose_oldest(&self, scan: usize) {
         for queue in [self.standing(), self.stack()] {
-            for i in 0..queue.len().min(EXPOSE_SCAN) {
+            for i in 0..queue.len().min(scan) {
                 let Some(job) = queue.get(i) else { break };
                 if job.is_ticket() {
                     continue;

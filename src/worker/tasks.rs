@@ -83,6 +83,21 @@ impl Tasks {
         });
     }
 
+    /// The position of the newest task that satisfies `pred` (which must not touch any queue).
+    pub(super) fn newest_where(&self, pred: impl Fn(&JobRef) -> bool) -> Option<usize> {
+        self.with(|q| q.iter().rposition(pred))
+    }
+
+    /// The position of the oldest task that satisfies `pred` (which must not touch any queue).
+    pub(super) fn oldest_where(&self, pred: impl Fn(&JobRef) -> bool) -> Option<usize> {
+        self.with(|q| q.iter().position(pred))
+    }
+
+    /// Removes and returns the task at position `i`.
+    pub(super) fn remove(&self, i: usize) -> Option<JobRef> {
+        self.with(|q| q.remove(i))
+    }
+
     /// Whether the task `id` waits in this queue.
     pub(super) fn contains(&self, id: *const ()) -> bool {
         self.with(|q| q.iter().rev().any(|job| job.id() == id))

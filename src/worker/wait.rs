@@ -12,6 +12,9 @@
 //!   what it waits for, taken back, and work from outside the pool; other work only as a
 //!   rescue, once per rescue bound, so its stack grows at most that fast (`docs/sender.md`,
 //!   "Deadlock freedom").
+//! - [`WorkerThread::wait_isolated`] (inside `crate::isolate`, any policy): only the region's
+//!   own tasks from the worker's own queues, taken-back tasks and broadcast jobs
+//!   (`isolated.rs`).
 
 use super::{Mode, WorkerThread, HELP_DEPTH, SEARCH_ROUNDS};
 use crate::job::JobRef;
@@ -44,7 +47,7 @@ pub(crate) trait Reclaim {
 }
 
 /// What an idle worker's search ended with.
-enum Found {
+pub(super) enum Found {
     /// A task to run.
     Job(JobRef),
     /// It took back and ran a task it was waiting for.
@@ -60,7 +63,7 @@ enum Acquired {
     Nothing,
 }
 
-fn steal_retrying(mut steal: impl FnMut() -> Steal<JobRef>) -> Option<JobRef> {
+pub(super) fn steal_retrying(mut steal: impl FnMut() -> Steal<JobRef>) -> Option<JobRef> {
     loop {
         match steal() {
             Steal::Success(job) => return Some(job),
@@ -184,7 +187,11 @@ impl WorkerThread {
         // A pool of one under a sender-initiated policy waits the placing way too (its inbox is
         // real, if only the loom models place into it), and so does a waiter with tasks to take
         // back.
-        if self.mode == Mode::Placing && depth >= HELP_DEPTH {
+        // Inside an isolated region only the region's tasks may run here (`isolated.rs`; the
+        // test-only broken variant waits as if outside it).
+        if self.isolation.get() != 0 && !broken(Broken::Isolate) {
+            self.wait_isolated(latch, reclaim);
+        } else if self.mode == Mode::Placing && depth >= HELP_DEPTH {
             self.wait_deep(latch, reclaim);
         } else if self.sender || reclaim.is_some() {
             self.wait_placing(latch, reclaim);
@@ -259,7 +266,7 @@ impl WorkerThread {
     /// Whether an idle worker that began looking at `since` (pool clock) keeps looking, yielding,
     /// rather than sleep: for the pool's idle linger if one is set, else for `otherwise` (ns;
     /// `None`: no longer). Under loom time does not pass, so nobody lingers.
-    fn lingers(&self, since: u64, otherwise: Option<u64>) -> bool {
+    pub(super) fn lingers(&self, since: u64, otherwise: Option<u64>) -> bool {
         !cfg!(loom)
             && self
                 .registry
@@ -272,7 +279,7 @@ impl WorkerThread {
     /// (a wake-up for work another worker took would otherwise leave it asleep at once, and the
     /// pool with one worker awake). Without one, the built-in rule counts from the search's
     /// start.
-    fn relinger(&self, since: &mut u64) {
+    pub(super) fn relinger(&self, since: &mut u64) {
         if self.registry.linger_ns.is_some() {
             *since = self.registry.now_ns();
         }
@@ -402,7 +409,7 @@ impl WorkerThread {
     }
 
     /// Records a sleep that began at `asleep` and a wake-up now, if tracing.
-    fn record_sleep(&self, asleep: u64) {
+    pub(super) fn record_sleep(&self, asleep: u64) {
         if self.tracing() {
             self.record_at(asleep, EventKind::Sleep, NO_PEER, 0);
             self.record(EventKind::Wake, NO_PEER, 0);
@@ -413,7 +420,7 @@ impl WorkerThread {
     /// counters time the stretch, a receiver-initiated worker blocks its request cell
     /// (`exchange.rs`) while `search` runs, and what the search found runs afterwards. Returns
     /// whether the latch is set.
-    fn idle_stretch(&self, search: impl FnOnce() -> Found) -> bool {
+    pub(super) fn idle_stretch(&self, search: impl FnOnce() -> Found) -> bool {
         let registry = &*self.registry;
         let since = registry.now_ns();
         self.record_at(since, EventKind::IdleBegin, NO_PEER, 0);

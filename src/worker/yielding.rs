@@ -6,7 +6,8 @@
 //! idle: it sends no requests (a request leaves the thief's own cell blocked while it waits for
 //! the answer, which only an idle worker may do, `exchange.rs`) and does not tell the policy it
 //! is idle. It only takes what it can take without anyone's help: its own tasks, its inbox, the
-//! injector, and the public deques its policy lets it steal from.
+//! injector, and the public deques its policy lets it steal from. Inside an isolated region it
+//! takes only the region's tasks, as an isolated wait does (`isolated.rs`).
 
 use super::WorkerThread;
 use crate::job::JobRef;
@@ -29,6 +30,10 @@ impl WorkerThread {
 
     /// Runs the newest task of this worker's own stack or public deque, if there is one.
     pub(crate) fn yield_local(&self) -> Yielded {
+        // Inside an isolated region, only the region's tasks (`isolated.rs`).
+        if self.isolation() != 0 {
+            return self.run_one(self.take_isolated());
+        }
         self.run_one(self.pop_own())
     }
 
@@ -36,6 +41,9 @@ impl WorkerThread {
     /// first, then its inbox (tasks placed here), the injector and its broadcast queue, and the
     /// public deques of the workers its policy reaches.
     pub(crate) fn yield_now(&self) -> Yielded {
+        if self.isolation() != 0 {
+            return self.run_one(self.take_isolated());
+        }
         let job = self
             .pop_own()
             .or_else(|| self.take_placed())
