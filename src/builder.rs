@@ -183,7 +183,6 @@ impl std::error::Error for BuildError {}
 /// let err = ThreadPoolBuilder::new().num_threads(5000).build().unwrap_err();
 /// assert!(err.to_string().contains("5000"));
 /// ```
-#[derive(Default)]
 pub struct ThreadPoolBuilder<S = DefaultSpawn> {
     /// Every setting but who starts the threads; checked only by `resolve`.
     settings: Settings,
@@ -401,7 +400,22 @@ fn parse_bool(s: &str) -> Result<bool, String> {
 impl ThreadPoolBuilder {
     /// A builder with every setting at its default.
     pub fn new() -> Self {
-        Self::default()
+        ThreadPoolBuilder {
+            settings: Settings::default(),
+            spawn: DefaultSpawn,
+        }
+    }
+}
+
+/// rayon's old name for [`ThreadPoolBuilder`], kept so that code written against it compiles.
+#[deprecated(note = "use `ThreadPoolBuilder`")]
+pub type Configuration = ThreadPoolBuilder;
+
+/// [`ThreadPoolBuilder::new`]. Only for the default way of starting threads, so that
+/// `ThreadPoolBuilder::default()` needs no type annotation (as in rayon).
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

@@ -201,6 +201,9 @@ pub(crate) struct StackJob<L, F, R> {
     pub(crate) latch: L,
     func: UnsafeCell<Option<F>>,
     result: UnsafeCell<JobResult<R>>,
+    /// The `tracing` span current where the job was made, entered wherever it runs.
+    #[cfg(feature = "tracing")]
+    span: tracing::Span,
 }
 
 impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
@@ -210,6 +213,8 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
             latch,
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(JobResult::None),
+            #[cfg(feature = "tracing")]
+            span: tracing::Span::current(),
         }
     }
 
@@ -286,7 +291,12 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
         let here = crate::registry::WorkerThread::current();
         // SAFETY: the thread-local points to this thread's live worker, or is null.
         let stolen = unsafe { here.as_ref() }.is_none_or(|w| w.index as u32 != origin);
-        let result = JobResult::call(move || func(stolen));
+        let result = {
+            // Left before the latch is set: the job may be gone right after.
+            #[cfg(feature = "tracing")]
+            let _entered = this.span.enter();
+            JobResult::call(move || func(stolen))
+        };
         // SAFETY: as above: the waiter reads `result` only after the latch is set below.
         this.result.with_mut(|r| unsafe { *r = result });
         // SAFETY: the latch lives in `this`, which stays alive until the waiter sees the latch
@@ -300,6 +310,9 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
 pub(crate) struct HeapJob<F: FnOnce() + Send> {
     header: JobHeader,
     func: F,
+    /// The `tracing` span current where the job was made, entered wherever it runs.
+    #[cfg(feature = "tracing")]
+    span: tracing::Span,
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
@@ -307,6 +320,8 @@ impl<F: FnOnce() + Send> HeapJob<F> {
         Box::new(HeapJob {
             header: JobHeader::new(false, false),
             func,
+            #[cfg(feature = "tracing")]
+            span: tracing::Span::current(),
         })
     }
 
@@ -325,6 +340,13 @@ impl<F: FnOnce() + Send> Job for HeapJob<F> {
     unsafe fn execute(this: *const ()) {
         // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and runs once.
         let this = unsafe { Box::from_raw(this as *mut Self) };
+        #[cfg(feature = "tracing")]
+        {
+            let HeapJob { func, span, .. } = *this;
+            let _entered = span.enter();
+            func();
+        }
+        #[cfg(not(feature = "tracing"))]
         (this.func)();
     }
 }

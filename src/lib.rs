@@ -58,6 +58,7 @@ mod builder;
 #[cfg(doctest)]
 mod compile_fail;
 mod fifo;
+mod future;
 pub mod hardware;
 mod isolate;
 pub mod iter;
@@ -84,6 +85,8 @@ mod worker;
 mod yielding;
 
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
+#[allow(deprecated)]
+pub use builder::Configuration;
 pub use builder::{
     BuildError, BuildError as ThreadPoolBuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN,
     ENV_PIN_CLAIMS, ENV_PLACEMENT, ENV_POLICY, ENV_TOPOLOGY, ENV_TRACE, MAX_IDLE_LINGER,
@@ -128,6 +131,7 @@ pub mod string {
 pub mod vec {
     pub use crate::iter::{Drain, IntoIter};
 }
+pub use future::{block_on, spawn_future, spawn_with_handle, JoinHandle};
 pub use hardware::Placement;
 pub use isolate::isolate;
 pub use join::{join, join_context, FnContext};

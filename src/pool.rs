@@ -30,7 +30,7 @@ use std::sync::Arc;
 /// assert_eq!(stats.total().executed, stats.total().spawned);
 /// ```
 pub struct ThreadPool {
-    registry: Arc<Registry>,
+    pub(crate) registry: Arc<Registry>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -45,6 +45,15 @@ impl fmt::Debug for ThreadPool {
 }
 
 impl ThreadPool {
+    /// rayon's old way to build a pool: [`ThreadPoolBuilder::build`](crate::ThreadPoolBuilder::build)
+    /// with the error boxed.
+    #[deprecated(note = "use `ThreadPoolBuilder::build`")]
+    pub fn new(
+        configuration: crate::ThreadPoolBuilder,
+    ) -> Result<ThreadPool, Box<dyn std::error::Error + 'static>> {
+        Ok(configuration.build()?)
+    }
+
     pub(crate) fn from_parts(registry: Arc<Registry>, threads: Vec<JoinHandle<()>>) -> Self {
         ThreadPool { registry, threads }
     }

@@ -286,6 +286,8 @@ pub(crate) enum Broken {
     Rescue,
     /// A wait inside an isolated region runs tasks from outside the region.
     Isolate,
+    /// A spawned future's task wakes its waiter before it stores the result.
+    Waker,
 }
 
 /// The environment variable that switches one [`Broken`] variant on (its name in lower case,
@@ -296,7 +298,7 @@ pub(crate) const BROKEN_VAR: &str = "HYPERSTEAL_LOOM_BROKEN";
 #[cfg(loom)]
 impl Broken {
     /// Every variant.
-    pub(crate) const ALL: [Broken; 15] = [
+    pub(crate) const ALL: [Broken; 16] = [
         Broken::Sleep,
         Broken::Latch,
         Broken::Join,
@@ -312,6 +314,7 @@ impl Broken {
         Broken::Lock,
         Broken::Rescue,
         Broken::Isolate,
+        Broken::Waker,
     ];
 
     /// The variant's name in [`BROKEN_VAR`].
@@ -332,6 +335,7 @@ impl Broken {
             Broken::Lock => "lock",
             Broken::Rescue => "rescue",
             Broken::Isolate => "isolate",
+            Broken::Waker => "waker",
         }
     }
 

@@ -243,6 +243,28 @@ impl<T: Send> FromParallelIterator<T> for Box<[T]> {
     }
 }
 
+impl<T: Send> FromParallelIterator<T> for std::rc::Rc<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_vec(par_iter).into()
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for std::sync::Arc<[T]> {
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        collect_vec(par_iter).into()
+    }
+}
+
+/// `Box<str>` collects whatever `String` collects, then drops the spare capacity.
+impl<T: Send> FromParallelIterator<T> for Box<str>
+where
+    String: FromParallelIterator<T>,
+{
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
+        String::from_par_iter(par_iter).into_boxed_str()
+    }
+}
+
 impl<T: Send + Ord> FromParallelIterator<T> for BinaryHeap<T> {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
         collect_vec(par_iter).into()

@@ -68,6 +68,9 @@ extend_sequentially! {
     ['a] String, &'a char;
     [] String, Box<str>;
     ['a] String, std::borrow::Cow<'a, str>;
+    ['a] std::ffi::OsString, &'a std::ffi::OsStr;
+    [] std::ffi::OsString, std::ffi::OsString;
+    ['a] std::ffi::OsString, std::borrow::Cow<'a, std::ffi::OsStr>;
     ['a, T: Copy + Send + Sync + 'a] VecDeque<T>, &'a T;
     ['a, T: Copy + Send + Sync + 'a] LinkedList<T>, &'a T;
     ['a, T: Copy + Send + Sync + Ord + 'a] BinaryHeap<T>, &'a T;
@@ -81,6 +84,13 @@ extend_sequentially! {
     ] HashMap<K, V, S>, (&'a K, &'a V);
     ['a, K: Copy + Send + Sync + Ord + 'a, V: Copy + Send + Sync + 'a] BTreeMap<K, V>,
         (&'a K, &'a V);
+}
+
+/// Extending `()` runs the iterator for its effects, as collecting into `()` does.
+impl ParallelExtend<()> for () {
+    fn par_extend<I: IntoParallelIterator<Item = ()>>(&mut self, par_iter: I) {
+        par_iter.into_par_iter().for_each(|()| {});
+    }
 }
 
 /// Pairs extend two collections at once, in order (`unzip` into existing collections).

@@ -50,6 +50,24 @@ impl<'data, T: Sync + 'data, const N: usize> IntoParallelIterator for &'data [T;
     }
 }
 
+impl<'data, T: Sync + 'data> IntoParallelIterator for &'data Box<[T]> {
+    type Iter = Iter<'data, T>;
+    type Item = &'data T;
+
+    fn into_par_iter(self) -> Iter<'data, T> {
+        Iter { slice: self }
+    }
+}
+
+impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut Box<[T]> {
+    type Iter = IterMut<'data, T>;
+    type Item = &'data mut T;
+
+    fn into_par_iter(self) -> IterMut<'data, T> {
+        IterMut { slice: self }
+    }
+}
+
 impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut [T] {
     type Iter = IterMut<'data, T>;
     type Item = &'data mut T;

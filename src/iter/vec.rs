@@ -25,6 +25,19 @@ impl<T: Send> IntoParallelIterator for Vec<T> {
     }
 }
 
+/// A boxed slice yields its items by value, as a `Vec` does (the box becomes one, without a
+/// copy).
+impl<T: Send> IntoParallelIterator for Box<[T]> {
+    type Iter = IntoIter<T>;
+    type Item = T;
+
+    fn into_par_iter(self) -> IntoIter<T> {
+        IntoIter {
+            vec: Vec::from(self),
+        }
+    }
+}
+
 impl<T: Send> ParallelIterator for IntoIter<T> {
     type Item = T;
 

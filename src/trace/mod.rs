@@ -15,6 +15,10 @@
 //! nothing moves. With tracing off, each of those points pays one test of a pointer the worker
 //! already holds.
 //!
+//! With the crate's `tracing` feature, the same points also emit each event to the `tracing`
+//! subscriber (`emit`), ring or no ring; a sleep and its wake-up are emitted together when
+//! the worker wakes.
+//!
 //! # Reading while the pool runs
 //!
 //! `Ring::snapshot` loads the published length with Acquire and copies the slots below it.
@@ -133,6 +137,16 @@ pub struct TraceEvent {
 
 /// No peer.
 pub const NO_PEER: u32 = u32::MAX;
+
+/// With the `tracing` feature: the event as a `tracing` event at `trace` level, target
+/// `hypersteal`, with the fields `worker`, `event` (its [`EventKind::name`]), `peer` (absent
+/// when there is none) and `hops`. Emitted at every point that records into the ring, whether
+/// or not the pool keeps a ring; the subscriber adds its own timestamp.
+#[cfg(feature = "tracing")]
+pub(crate) fn emit(worker: usize, kind: EventKind, peer: u32, hops: u32) {
+    let peer = (peer != NO_PEER).then_some(peer);
+    tracing::trace!(target: "hypersteal", worker, event = kind.name(), peer, hops);
+}
 
 impl TraceEvent {
     const EMPTY: TraceEvent = TraceEvent {

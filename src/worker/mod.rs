@@ -619,7 +619,7 @@ impl WorkerThread {
         // restored below. The task runs in the region it was made in (`isolated.rs`).
         self.running.set(self.running.get() + 1);
         let region = self.isolation.replace(job.isolation());
-        if remote && self.tracing() {
+        if remote && (self.tracing() || cfg!(feature = "tracing")) {
             let creator = job.origin();
             self.record(EventKind::TaskStart, creator, 0);
             // SAFETY: every JobRef in a queue is executed exactly once, by whoever removed it.
@@ -652,7 +652,7 @@ impl WorkerThread {
     /// Records an event now, if tracing; `peer` and `hops` as [`TraceEvent`] describes.
     #[inline(always)]
     pub(crate) fn record(&self, kind: EventKind, peer: u32, hops: u32) {
-        if self.tracing() {
+        if self.tracing() || cfg!(feature = "tracing") {
             self.record_at(self.registry.now_ns(), kind, peer, hops);
         }
     }
@@ -671,6 +671,8 @@ impl WorkerThread {
     /// Records an event with the given time, if tracing.
     #[inline]
     pub(crate) fn record_at(&self, ts_ns: u64, kind: EventKind, peer: u32, hops: u32) {
+        #[cfg(feature = "tracing")]
+        crate::trace::emit(self.index, kind, peer, hops);
         // SAFETY: points into `self.registry`'s rings, which live as long as `self`; only this
         // worker records into its own ring.
         if let Some(ring) = unsafe { self.ring.as_ref() } {

@@ -410,7 +410,7 @@ impl WorkerThread {
 
     /// Records a sleep that began at `asleep` and a wake-up now, if tracing.
     pub(super) fn record_sleep(&self, asleep: u64) {
-        if self.tracing() {
+        if self.tracing() || cfg!(feature = "tracing") {
             self.record_at(asleep, EventKind::Sleep, NO_PEER, 0);
             self.record(EventKind::Wake, NO_PEER, 0);
         }
