@@ -242,16 +242,51 @@ fn comparisons_that_are_not_a_total_order_reorder_without_a_panic() {
 /// with equal neighbours (which must not simply be reversed: equal keys would swap) gives std's
 /// answer; the stable sorts keep equal keys in order.
 #[test]
-fn presorted_and_descending_inputs_sort_like_std() {
+fn presorted_nearly_sorted_and_descending_inputs_sort_like_std() {
     in_every_pool("presorted", |pool, what| {
         pool.install(|| {
             for n in [2u64, 21, 5000, 100_000] {
-                let shapes: [(&str, Vec<u64>); 3] = [
+                let swapped = |pairs: &[usize]| -> Vec<u64> {
+                    let mut v: Vec<u64> = (0..n).collect();
+                    for &at in pairs {
+                        let at = at % n as usize;
+                        v.swap(at, (at + 1) % n as usize);
+                    }
+                    v
+                };
+                let n_us = n as usize;
+                // Keys with ties (runs of three), a run boundary near the middle swapped: the
+                // one-pass repair must keep equal keys in their order.
+                let ties_swapped: Vec<u64> = {
+                    let mut v: Vec<u64> = (0..n).map(|i| i / 3).collect();
+                    if let Some(at) = (n_us / 2..n_us.saturating_sub(1)).find(|&i| v[i] != v[i + 1])
+                    {
+                        v.swap(at, at + 1);
+                    }
+                    v
+                };
+                let shapes: [(&str, Vec<u64>); 8] = [
+                    ("ties with a run boundary swapped", ties_swapped),
                     ("ascending", (0..n).collect()),
                     ("strictly descending", (0..n).rev().collect()),
                     (
                         "descending with ties",
                         (0..n).rev().map(|i| i / 2).collect(),
+                    ),
+                    ("one pair swapped", swapped(&[n_us / 2])),
+                    (
+                        "eight pairs swapped",
+                        swapped(&(1..=8).map(|k| k * n_us / 9).collect::<Vec<_>>()),
+                    ),
+                    (
+                        "nine pairs swapped",
+                        swapped(&(1..=9).map(|k| k * n_us / 10).collect::<Vec<_>>()),
+                    ),
+                    (
+                        "ties with the last element first",
+                        std::iter::once(n / 3)
+                            .chain((0..n.saturating_sub(1)).map(|i| i / 3))
+                            .collect(),
                     ),
                 ];
                 for (shape, keys) in shapes {

@@ -1,7 +1,10 @@
 //! The parallel sorts behind `ParallelSliceMut::par_sort*`: a stable merge sort whose merges are
 //! themselves split in parallel, and an unstable three-way quicksort whose two sides are sorted
 //! in parallel. Both first check whether the slice is already in order or in strictly
-//! descending order ([`presorted`]): such input is left as it is or reversed, in one pass.
+//! descending order ([`presorted`]): such input is left as it is or reversed, in one pass; then
+//! whether it is in order but for a few elements, which one pass moves into place
+//! ([`nearly_sorted`]). The stable sort's merges copy two runs that are already in order
+//! instead of merging them.
 //!
 //! **Comparisons that are not a total order** (a random answer, `partial_cmp` of floats with
 //! NaNs mapped to `Equal`) leave the slice in some order, never a panic, as in rayon: no
@@ -53,6 +56,9 @@ impl<T> Shared<T> {
     }
 }
 
+/// At most this many out-of-order neighbours [`nearly_sorted`] repairs before it gives up.
+const MAX_FIXES: usize = 8;
+
 /// Sorts `v` stably by `compare`, in parallel.
 pub(crate) fn par_merge_sort<T, F>(v: &mut [T], compare: &F)
 where
@@ -68,7 +74,7 @@ where
         insertion_sort(v, compare);
         return;
     }
-    if presorted(v, compare) {
+    if presorted(v, compare) || nearly_sorted(v, compare) {
         return;
     }
     let mut scratch: Vec<MaybeUninit<T>> = Vec::with_capacity(len);
@@ -102,6 +108,36 @@ where
         v.reverse();
     }
     ordered
+}
+
+/// Input sorted but for a few elements (a swapped pair, an element appended to a sorted
+/// slice): walks `v` once, and each time an element is less than its predecessor, moves it
+/// left by swaps of neighbours to where it belongs, as insertion sort does (stable: it passes
+/// only elements greater than itself). Gives up, returning `false`, at the
+/// `MAX_FIXES + 1`-th such element; `v` is then still a permutation of itself, only partly
+/// tidied, and the caller sorts it. On shuffled input the first inversions come within the
+/// first few elements, so giving up costs a handful of comparisons; on sorted input with up to
+/// [`MAX_FIXES`] misplaced elements the whole sort is this one pass plus the moves.
+fn nearly_sorted<T, F>(v: &mut [T], compare: &F) -> bool
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    let mut fixes = 0;
+    for i in 1..v.len() {
+        if compare(&v[i], &v[i - 1]) != Ordering::Less {
+            continue;
+        }
+        if fixes == MAX_FIXES {
+            return false;
+        }
+        fixes += 1;
+        let mut j = i;
+        while j > 0 && compare(&v[j], &v[j - 1]) == Ordering::Less {
+            v.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    true
 }
 
 /// Sorts the `len` elements at `v` stably. With `into_buf`, the sorted result ends in `buf`
@@ -356,6 +392,14 @@ unsafe fn merge<T, F>(
         b_end: unsafe { b.add(b_len) },
         dst,
     };
+    // Runs already in order (nearly sorted input, the halves of a sorted stretch): `b`'s first
+    // element is not less than `a`'s last, so the merge is `a` then `b`, which is what the
+    // guard copies. One comparison; if it panics, the guard fills `dst` the same way.
+    // SAFETY: both runs are non-empty here, so their first and last elements are readable.
+    if a_len != 0 && b_len != 0 && unsafe { compare(&*b, &*rest.a_end.sub(1)) } != Ordering::Less {
+        drop(rest);
+        return;
+    }
     while rest.a < rest.a_end && rest.b < rest.b_end {
         // SAFETY: both pointers are inside their runs (loop condition).
         let take_b = unsafe { compare(&*rest.b, &*rest.a) } == Ordering::Less;
@@ -385,7 +429,7 @@ where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    if presorted(v, compare) {
+    if presorted(v, compare) || nearly_sorted(v, compare) {
         return;
     }
     let limit = 2 * (usize::BITS - v.len().leading_zeros());
