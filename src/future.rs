@@ -49,11 +49,14 @@ struct State<T> {
 /// The shared half of a [`JoinHandle`].
 struct Shared<T> {
     state: Mutex<State<T>>,
+    /// The task's pool, whose panic handling gets a panic nobody will take.
+    registry: StdArc<Registry>,
 }
 
 impl<T> Shared<T> {
-    fn new() -> Self {
+    fn new(registry: StdArc<Registry>) -> Self {
         Shared {
+            registry,
             state: Mutex::new(State {
                 result: None,
                 taken: false,
@@ -163,12 +166,13 @@ impl<T> Drop for JoinHandle<T> {
         let mut state = self.shared.state.lock();
         state.detached = true;
         state.waker = None;
-        // A result nobody took is dropped here (a panic's payload included: the handle
-        // owned it), outside no other lock.
+        // A value nobody took is dropped here, outside the lock.
         let result = state.result.take();
         drop(state);
+        // A panic the task ended with and nobody took goes where a `spawn`'s would, as it does
+        // when the handle is dropped before the task ends (`Shared::complete`).
         if let Some(Err(payload)) = result {
-            unwind::drop_payload(payload);
+            self.shared.registry.handle_panic(payload);
         }
     }
 }
@@ -179,7 +183,7 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let shared = StdArc::new(Shared::new());
+    let shared = StdArc::new(Shared::new(StdArc::clone(registry)));
     let task_shared = StdArc::clone(&shared);
     registry.spawn_static(move || {
         let outcome = unwind::halt_unwinding(f);
@@ -309,10 +313,15 @@ impl Wake for ThreadWaker {
 /// pending, as it does while it waits in [`crate::join`] (and, inside [`crate::isolate`], only
 /// the region's tasks); the future's waker wakes it. So a task can wait for async work (a
 /// [`JoinHandle`], a channel's receive future) without taking a worker out of the pool, and a
-/// future that waits for tasks of the same pool cannot starve them. Elsewhere the thread
+/// future that waits for tasks of the same pool does not starve them. Elsewhere the thread
 /// parks until the future's waker unparks it. The future is polled only on the calling thread.
 ///
-/// A future that never wakes its waker blocks the caller for good, as in any executor.
+/// A future that never wakes its waker blocks the caller for good, as in any executor. And
+/// as with any wait that runs other tasks meanwhile, the caller's own continuation is below
+/// whatever task it picked up: if that task itself blocks on a future that only the
+/// caller's continuation would complete, both wait for good (on a pool of one, always).
+/// Futures make such a cycle easy to write; the tasks a worker may pick up while it waits
+/// can be restricted with [`crate::isolate`].
 ///
 /// ```
 /// let pool = hypersteal::ThreadPoolBuilder::new().num_threads(2).build().unwrap();

@@ -45,15 +45,23 @@ fn fresh_tag() -> u32 {
 /// assert_eq!(cache.into_inner().unwrap().len(), 8);
 /// ```
 ///
-/// What the region's tasks are: everything made while it runs (`join`'s `b`, spawns into any
-/// scope, [`spawn`](crate::spawn)) and, in turn, everything those tasks make, wherever they
-/// run. Other workers may take the region's tasks as usual, and then their waits inside those
-/// tasks are isolated to the region too. The isolated waiter runs the region's tasks it holds
-/// itself, or that are placed on it, and any broadcast job for it (a broadcast waits for
-/// every worker); it does not take the region's tasks from other workers' queues. Tasks from
-/// outside the region that the waiter holds it makes public first, so other workers run them
-/// while it waits. `spawn_fifo` and `Scope::spawn_fifo` inside a region queue their tasks as
-/// `spawn` does, without the first-in-first-out order among them.
+/// What the region's tasks are: everything made in this pool while it runs (`join`'s `b`,
+/// spawns into any scope, [`spawn`](crate::spawn), broadcasts) and, in turn, everything those
+/// tasks make in this pool, wherever they run. Other workers may take the region's tasks as
+/// usual, and then their waits inside those tasks are isolated to the region too. The isolated
+/// waiter runs the region's tasks it holds itself, that are placed on it or that wait in other
+/// workers' public deques, and any broadcast job for it (a broadcast waits for every worker;
+/// the share runs inside the waiter's region). Tasks from outside the region that the waiter
+/// holds it makes public first, so other workers run them while it waits. `spawn_fifo` and
+/// `Scope::spawn_fifo` inside a region queue their tasks as `spawn` does, without the
+/// first-in-first-out order among them.
+///
+/// What a region cannot do: wait for work made outside it. A region that waits for a task
+/// spawned before it began (`isolate(|| handle.join())`), or for work that reaches its pool
+/// through another pool (an `install` into a second pool that calls back into the first: the
+/// call back arrives from outside, through the pool's injector, which an isolated waiter
+/// does not read), waits until some worker outside every region runs that work; in a pool of
+/// one, or while every other worker is blocked, that is never.
 ///
 /// Regions nest: an inner `isolate` runs only its own tasks, and the outer region resumes
 /// when it returns. Called from a thread outside every pool, `isolate` just runs `f`: such a
@@ -80,7 +88,12 @@ pub fn isolate<R>(f: impl FnOnce() -> R) -> R {
 
 /// Whether the calling thread is a worker inside an isolated region.
 pub(crate) fn isolated() -> bool {
+    current_region() != 0
+}
+
+/// The isolated region the calling thread works in: 0 outside every region or every pool.
+pub(crate) fn current_region() -> u32 {
     let worker = WorkerThread::current();
     // SAFETY: as in `isolate`.
-    unsafe { worker.as_ref() }.is_some_and(|w| w.isolation() != 0)
+    unsafe { worker.as_ref() }.map_or(0, |w| w.isolation())
 }

@@ -553,6 +553,9 @@ impl Registry {
     /// Queues `job` for worker `to` alone (a broadcast), and wakes it if it sleeps: push, then
     /// notify, against the sleeper's re-check of its broadcast queue (`src/sleep/README.md`).
     pub(crate) fn push_broadcast(&self, to: usize, job: JobRef) {
+        // The share belongs to the isolated region the broadcaster works in, if any: its
+        // waits stay inside it (`worker/isolated.rs`).
+        job.set_isolation(crate::isolate::current_region());
         // Counted as submitted, as its run is counted in `injected` (`docs/stats.md`).
         self.submitted.fetch_add(1, Ordering::Relaxed);
         self.workers[to].broadcasts.push(job);

@@ -270,3 +270,28 @@ fn a_handle_reports_whether_its_task_finished() {
         assert_eq!(hypersteal::spawn_with_handle(|| 11).join(), 11);
     });
 }
+
+/// A panic of a task whose handle was dropped reaches the panic handler whether the handle
+/// was dropped before the task ended or after.
+#[test]
+fn a_dropped_handles_panic_reaches_the_handler_before_or_after_the_task_ends() {
+    within(LIMIT, "dropped handles' panics", || {
+        let handled = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&handled);
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .pin_threads(false)
+            .panic_handler(move |_| {
+                counter.fetch_add(1, Ordering::SeqCst);
+            })
+            .build()
+            .unwrap();
+        let finished = pool.spawn_with_handle(|| -> u8 { panic!("ended before the drop") });
+        while !finished.is_finished() {
+            std::thread::yield_now();
+        }
+        drop(finished);
+        assert_eq!(handled.load(Ordering::SeqCst), 1);
+        pool.shutdown();
+    });
+}

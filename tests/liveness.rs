@@ -633,3 +633,166 @@ fn isolate_nests_passes_panics_on_and_keeps_broadcasts_and_fifo_spawns_working()
         },
     );
 }
+
+/// A one-shot future that a task completes (what a worker blocked on async work waits for).
+#[derive(Default)]
+struct Shot(std::sync::Mutex<(bool, Option<std::task::Waker>)>);
+
+impl Shot {
+    fn complete(&self) {
+        let waker = {
+            let mut s = self.0.lock().unwrap();
+            s.0 = true;
+            s.1.take()
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+}
+
+/// The future of a [`Shot`].
+struct ShotFired(Arc<Shot>);
+
+impl std::future::Future for ShotFired {
+    type Output = ();
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        let mut s = self.0 .0.lock().unwrap();
+        if s.0 {
+            std::task::Poll::Ready(())
+        } else {
+            s.1 = Some(cx.waker().clone());
+            std::task::Poll::Pending
+        }
+    }
+}
+
+/// A region task that another worker took, while it waited outside every region, leaves a
+/// task of the region in that worker's public deque (a spawn into the region's scope, or a
+/// spawn with a handle the region joins) and goes on to block on the lock the region's caller
+/// holds. The isolated waiter must take that task from the other worker's deque: nobody else
+/// will. Under every policy, 2 workers.
+#[test]
+fn a_region_task_left_in_a_blocked_workers_deque_is_run_by_the_isolated_waiter() {
+    run_in_child(
+        "a_region_task_left_in_a_blocked_workers_deque_is_run_by_the_isolated_waiter",
+        || {
+            for policy in Policy::all() {
+                for with_handle in [false, true] {
+                    let pool = common::pool(policy, Topology::Complete, 2);
+                    let lock = std::sync::Mutex::new(());
+                    let started = std::sync::atomic::AtomicBool::new(false);
+                    let shot = Arc::new(Shot::default());
+                    pool.install(|| {
+                        hypersteal::scope(|s| {
+                            let fired = ShotFired(Arc::clone(&shot));
+                            let (lock, started) = (&lock, &started);
+                            // An outer task, public at once: the other worker takes it, waits
+                            // (taking a region task meanwhile), then blocks on the lock.
+                            s.spawn(move |_| {
+                                started.store(true, Ordering::SeqCst);
+                                hypersteal::block_on(fired);
+                                drop(lock.lock().unwrap());
+                            });
+                            while !started.load(Ordering::SeqCst) {
+                                std::hint::spin_loop();
+                            }
+                            let _held = lock.lock().unwrap();
+                            let spin = || {
+                                let t = std::time::Instant::now();
+                                while t.elapsed() < Duration::from_millis(50) {
+                                    std::hint::spin_loop();
+                                }
+                            };
+                            hypersteal::isolate(|| {
+                                let shot = Arc::clone(&shot);
+                                if with_handle {
+                                    let (tx, rx) = mpsc::channel();
+                                    let h = hypersteal::spawn_with_handle(move || {
+                                        tx.send(hypersteal::spawn_with_handle(|| 5)).unwrap();
+                                        shot.complete();
+                                    });
+                                    spin();
+                                    h.join();
+                                    assert_eq!(rx.recv().unwrap().join(), 5);
+                                } else {
+                                    hypersteal::scope(|r| {
+                                        r.spawn(move |r| {
+                                            r.spawn(|_| {});
+                                            shot.complete();
+                                        });
+                                        spin();
+                                    });
+                                }
+                            });
+                        });
+                    });
+                    assert_balanced(&pool, &format!("{policy}, handle {with_handle}"));
+                }
+            }
+        },
+    );
+}
+
+/// A broadcast made inside a region runs its shares inside it: the share that runs on the
+/// region's own worker, waiting inside, takes no outer task. And a `yield_now` in a region
+/// nested in another takes no outer task that the enclosing region's `join` would then run.
+/// Every policy, 3 workers.
+#[test]
+fn broadcasts_and_nested_yields_keep_outer_tasks_out_of_a_region() {
+    run_in_child(
+        "broadcasts_and_nested_yields_keep_outer_tasks_out_of_a_region",
+        || {
+            use hypersteal::prelude::*;
+            for policy in Policy::all() {
+                let pool = common::pool(policy, Topology::Complete, 3);
+                let intruders = AtomicUsize::new(0);
+                let outer = || {
+                    if IN_REGION.with(|r| r.get()) {
+                        intruders.fetch_add(1, Ordering::Relaxed);
+                    }
+                    std::hint::black_box(churn(9));
+                };
+                for _ in 0..5 {
+                    pool.install(|| {
+                        hypersteal::scope(|s| {
+                            (0..32u64).into_par_iter().for_each(|i| {
+                                for _ in 0..8 {
+                                    s.spawn(|_| outer());
+                                }
+                                in_region(|| {
+                                    let sums = hypersteal::broadcast(|_| {
+                                        (0..500u64)
+                                            .into_par_iter()
+                                            .map(|j| churn(i + j) & 1)
+                                            .sum::<u64>()
+                                    });
+                                    std::hint::black_box(sums);
+                                    hypersteal::join(
+                                        || {
+                                            hypersteal::isolate(|| {
+                                                for _ in 0..4 {
+                                                    hypersteal::yield_now();
+                                                }
+                                            })
+                                        },
+                                        || std::hint::black_box(churn(1)),
+                                    );
+                                });
+                            });
+                        });
+                    });
+                }
+                assert_eq!(
+                    intruders.into_inner(),
+                    0,
+                    "{policy}: an outer task ran inside a region"
+                );
+                assert_balanced(&pool, &format!("{policy}"));
+            }
+        },
+    );
+}

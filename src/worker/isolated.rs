@@ -17,12 +17,26 @@
 //! - tasks of its region on its own queues: private stack, standing queue, public deque
 //!   (receiver-initiated), inbox (sender-initiated);
 //! - broadcast jobs for it: a broadcast waits for every worker, so refusing one could block
-//!   the broadcaster and through it anything that waits for the broadcaster.
+//!   the broadcaster and through it anything that waits for the broadcaster;
+//! - tasks of its region in other workers' public deques (spawns, promoted tasks, exposed
+//!   copies), whatever its policy says: a region task that a worker left in its deque before it
+//!   went on with other work (and perhaps blocked on the lock the region's caller holds) has
+//!   nobody else to run it. A task from outside the region that it steals on the way goes, if
+//!   it belongs to no region, to the pool's injector, where any worker outside a region takes
+//!   it (isolated waiters never do, so no two of them pass such a task back and forth),
+//!   followed by the injector's notification; a task of another region goes to the waiter's
+//!   own public deque, where that region's waiter (which does not read the injector) and every
+//!   worker outside a region can find it, followed by a spawn's notification. At most
+//!   [`STEAL_SCAN`] such tasks per deque per search round. Region tasks it finds there are
+//!   counted as rescues (`rescued`, `EventKind::Rescued`). Two waiters of two other regions
+//!   may pass a third region's task between their deques until that region's waiter or a
+//!   worker outside every region takes it: a cost in CPU while three regions wait at once,
+//!   never a lost task.
 //!
-//! It takes nothing from the injector, sends no requests and steals from no other worker's
-//! deque: a request's answer or a stolen task may come from outside the region, and a task
-//! once taken cannot be given back to the queue it came from. Region tasks that other workers
-//! hold are run by them or by other idle workers, as any task is.
+//! It takes nothing from the injector and sends no requests: a request's answer may come from
+//! outside the region, and the victim's private stack is its own. Region tasks other workers
+//! keep private are run by them, or reach a public deque by promotion (the isolated waiter
+//! counts as idle) or exposure.
 //!
 //! # Nothing stranded, nothing run twice
 //!
@@ -50,12 +64,13 @@
 //!
 //! The waiter sleeps through the sleep protocol (`../sleep/README.md`) with a re-check of
 //! what it could act on: its latch, a broadcast job, a task it may take back, a task in its
-//! inbox. Each of those notifies the waiter after it is published (the latch's setter, the
-//! broadcaster, `Reclaim`'s contract, the placing worker), so either the re-check sees it or
-//! the waiter is woken. Its own stack and deque change only by its own hand while it waits
-//! (thieves only take), so there is nothing there to be woken for. It never sleeps with a
-//! time limit: it rescues nothing. Region tasks that appear elsewhere do not wake it; it
-//! does not take them.
+//! inbox, a task in another worker's public deque. Each of those notifies after it is
+//! published (the latch's setter, the broadcaster, `Reclaim`'s contract, the placing worker,
+//! a spawn or promotion, `Sleep::notify`), so either the re-check sees it or the waiter is
+//! woken. Its own stack and deque change only by its own hand while it waits (thieves only
+//! take), so there is nothing there to be woken for. A public deque that holds only tasks from
+//! outside the region keeps the waiter awake only until its next rounds have moved them to
+//! the injector.
 //!
 //! The loom model `isolation::loom_tests::an_isolated_wait_runs_only_its_region` checks
 //! that an isolated waiter whose region task was stolen waits without running an outer task on
@@ -68,6 +83,11 @@ use crate::job::{JobRef, Ticket};
 use crate::latch::Probe;
 use crate::sleep::Recheck;
 use crate::stats::bump;
+use crate::trace::{EventKind, NO_PEER};
+
+/// Tasks from outside its region an isolated waiter moves out of one other worker's public
+/// deque per search round, looking for a task of its region behind them.
+const STEAL_SCAN: usize = 16;
 
 impl WorkerThread {
     /// The isolated region this thread works in now, or 0.
@@ -108,7 +128,10 @@ impl WorkerThread {
                 return Found::LatchSet;
             }
             self.release_foreign();
-            if let Some(job) = self.take_isolated() {
+            if let Some(job) = self
+                .take_isolated()
+                .or_else(|| self.steal_tagged(self.isolation.get()))
+            {
                 return Found::Job(job);
             }
             if reclaim.is_some_and(|r| r.reclaim(self)) {
@@ -128,6 +151,8 @@ impl WorkerThread {
                     || !own.broadcasts.is_empty()
                     || !own.inbox.is_empty()
                     || reclaim.is_some_and(|r| r.may_reclaim())
+                    || (0..registry.num_threads())
+                        .any(|w| w != self.index && !registry.workers[w].stealer.is_empty())
                 {
                     Recheck::Work
                 } else {
@@ -150,8 +175,57 @@ impl WorkerThread {
             .or_else(|| self.take_placed_tagged(tag))
             .or_else(|| {
                 let own = &self.registry.workers[self.index];
-                steal_retrying(|| own.broadcasts.steal())
+                let job = steal_retrying(|| own.broadcasts.steal())?;
+                // A broadcast share runs in the waiter's region: its own waits stay isolated.
+                // The job is this worker's alone now.
+                job.set_isolation(tag);
+                Some(job)
             })
+    }
+
+    /// A task of region `tag` from another worker's public deque; tasks from outside the
+    /// region found on the way go to the injector (module docs).
+    fn steal_tagged(&self, tag: u32) -> Option<JobRef> {
+        let registry = &*self.registry;
+        let p = registry.num_threads();
+        let (mut moved, mut own) = (false, false);
+        let mut found = None;
+        'victims: for w in (self.index + 1..p).chain(0..self.index) {
+            let mut foreign = 0;
+            while foreign < STEAL_SCAN {
+                let Some(job) = steal_retrying(|| registry.workers[w].stealer.steal()) else {
+                    break;
+                };
+                // SAFETY: just stolen; this worker owns it.
+                let Some(job) = (unsafe { Ticket::unless_husk(job) }) else {
+                    continue;
+                };
+                if job.isolation() == tag {
+                    bump(&self.counters().rescued, 1);
+                    self.record(EventKind::Rescued, w as u32, job.hops());
+                    found = Some(job);
+                    break 'victims;
+                }
+                if job.isolation() == 0 {
+                    // Outside every region: any worker outside a region may run it.
+                    registry.injector.push(job);
+                    moved = true;
+                } else {
+                    // Another region's: it stays in a public deque, where that region's
+                    // waiter looks (it does not read the injector).
+                    self.deque.push(job);
+                    own = true;
+                }
+                foreign += 1;
+            }
+        }
+        if moved {
+            registry.sleep.notify(|| 0..p);
+        }
+        if own {
+            registry.notify_new_job(self.index);
+        }
+        found
     }
 
     /// The newest task of region `tag` on the private stack, or in the standing queue (all of
@@ -170,13 +244,10 @@ impl WorkerThread {
         None
     }
 
-    /// The newest task of region `tag` in the own public deque (receiver-initiated policies;
-    /// a sender-initiated one keeps only copies there, whose tasks the stack scan finds). What
-    /// lies above it goes back in order, followed by a notification (module docs).
+    /// The newest task of region `tag` in the own public deque: a spawn or promoted task, a
+    /// task another isolated waiter left here, or (sender-initiated policies) an exposed copy.
+    /// What lies above it goes back in order, followed by a notification (module docs).
     fn pop_deque_tagged(&self, tag: u32) -> Option<JobRef> {
-        if self.mode == Mode::Placing {
-            return None;
-        }
         let mut aside = Vec::new();
         let found = loop {
             let Some(job) = self.deque.pop() else {
@@ -208,6 +279,7 @@ impl WorkerThread {
                 continue;
             };
             bump(&self.counters().placed_in, 1);
+            self.record(EventKind::Received, job.origin(), job.hops());
             if job.isolation() == tag {
                 return Some(job);
             }
@@ -227,6 +299,7 @@ impl WorkerThread {
                 while let Some(i) = stack.oldest_where(|job| job.isolation() != tag) {
                     let Some(job) = stack.remove(i) else { break };
                     bump(&self.counters().promoted, 1);
+                    self.record(EventKind::Promoted, NO_PEER, 0);
                     self.deque.push(job);
                     moved = true;
                 }
@@ -239,8 +312,11 @@ impl WorkerThread {
         }
     }
 
-    /// A placed task this worker keeps for later: onto its stack, as a ticket with a copy in
-    /// the public deque, so that a rescuer can run it meanwhile.
+    /// A placed task this worker keeps for later: at the front of its standing queue (the
+    /// oldest of its kept tasks), as a ticket with a copy in the public deque, so that a
+    /// rescuer can run it meanwhile. Not on the private stack: a `join` of an enclosing region
+    /// takes back what lies above its `b` there and runs it (`pop_private_above`), which would
+    /// run this task inside that region.
     fn keep_exposed(&self, job: JobRef) {
         let job = if job.is_ticket() {
             job
@@ -248,7 +324,7 @@ impl WorkerThread {
             Ticket::job_ref(&Ticket::new(job))
         };
         // Not `push_stack`: the task was counted as spawned by its creator.
-        self.stack().push_back(job);
+        self.standing().push_front(job);
         self.publish_load();
         self.expose_copy(job);
     }

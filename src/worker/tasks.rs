@@ -46,6 +46,10 @@ impl Tasks {
         self.with(|q| q.push_back(job));
     }
 
+    pub(super) fn push_front(&self, job: JobRef) {
+        self.with(|q| q.push_front(job));
+    }
+
     #[inline(always)]
     pub(super) fn pop_back(&self) -> Option<JobRef> {
         self.with(|q| q.pop_back())

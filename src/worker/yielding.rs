@@ -6,8 +6,9 @@
 //! idle: it sends no requests (a request leaves the thief's own cell blocked while it waits for
 //! the answer, which only an idle worker may do, `exchange.rs`) and does not tell the policy it
 //! is idle. It only takes what it can take without anyone's help: its own tasks, its inbox, the
-//! injector, and the public deques its policy lets it steal from. Inside an isolated region it
-//! takes only the region's tasks, as an isolated wait does (`isolated.rs`).
+//! injector, and the public deques its policy lets it steal from. Inside an isolated region
+//! both yields take only the region's tasks from the worker's own queues (its inbox included)
+//! and its broadcast share, as an isolated wait does first (`isolated.rs`).
 
 use super::WorkerThread;
 use crate::job::JobRef;
