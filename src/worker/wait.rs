@@ -13,8 +13,8 @@
 //!   rescue, once per rescue bound, so its stack grows at most that fast (`docs/sender.md`,
 //!   "Deadlock freedom").
 //! - [`WorkerThread::wait_isolated`] (inside `crate::isolate`, any policy): only the region's
-//!   own tasks from the worker's own queues, taken-back tasks and broadcast jobs
-//!   (`isolated.rs`).
+//!   own tasks, from the worker's own queues and other workers' public deques, taken-back
+//!   tasks and its broadcast share (`isolated.rs`).
 
 use super::{Mode, WorkerThread, HELP_DEPTH, SEARCH_ROUNDS};
 use crate::job::JobRef;
