@@ -184,7 +184,8 @@ impl WorkerThread {
     }
 
     /// A task of region `tag` from another worker's public deque; tasks from outside the
-    /// region found on the way go to the injector (module docs).
+    /// region found on the way go to the injector, or to the own deque if they belong to
+    /// another region (module docs).
     fn steal_tagged(&self, tag: u32) -> Option<JobRef> {
         let registry = &*self.registry;
         let p = registry.num_threads();
