@@ -1433,3 +1433,26 @@ fn the_deprecated_configuration_still_builds() {
         .unwrap_err();
     assert!(err.to_string().contains("num_threads"), "{err}");
 }
+
+/// A tuple by reference zips its parts' `par_iter()`s, and by mutable reference their
+/// `par_iter_mut()`s, as rayon's tuples do.
+#[test]
+fn tuples_by_reference_zip_their_parts() {
+    use hypersteal::prelude::*;
+    let pair = (vec![1u32, 2, 3, 4], vec![10u32, 20, 30]);
+    let sums: Vec<u32> = (&pair).into_par_iter().map(|(a, b)| a + b).collect();
+    assert_eq!(sums, [11, 22, 33]);
+    let via_ref: Vec<(u32, u32)> = pair.par_iter().map(|(a, b)| (*a, *b)).collect();
+    assert_eq!(via_ref, [(1, 10), (2, 20), (3, 30)]);
+    let mut triple = (
+        vec![0u64; 1000],
+        vec![1u64; 1000],
+        (0..1000u64).collect::<Vec<_>>(),
+    );
+    (&mut triple).into_par_iter().for_each(|(a, b, c)| {
+        *a = *b + *c;
+        *b = 0;
+    });
+    assert_eq!(triple.0, (1..=1000u64).collect::<Vec<_>>());
+    assert!(triple.1.iter().all(|&b| b == 0));
+}

@@ -2,11 +2,15 @@
 //! side by side is in `collect.rs` and `extend.rs`.)
 
 use crate::iter::plumbing::{Consumer, ProducerCallback};
-use crate::iter::{IndexedParallelIterator, IntoParallelIterator, Map, ParallelIterator, Zip};
+use crate::iter::{
+    IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
+    IntoParallelRefMutIterator, Map, ParallelIterator, Zip,
+};
 
 /// Indexed parallel iterators walked in lockstep, from a tuple's `into_par_iter()` (or
 /// [`MultiZip`] built by hand): the items are tuples of the parts' items, as many as the
-/// shortest part has. A tuple of two to six parts works.
+/// shortest part has. Tuples of one to twelve parts work, by value, by reference (the parts'
+/// `par_iter()`) and by mutable reference (their `par_iter_mut()`).
 ///
 /// ```
 /// use hypersteal::prelude::*;
@@ -33,6 +37,34 @@ macro_rules! multizip {
             fn into_par_iter(self) -> Self::Iter {
                 let ($($t,)+) = self;
                 MultiZip { tuple: ($($t.into_par_iter(),)+) }
+            }
+        }
+
+        /// A tuple by reference zips its parts' `par_iter()`s.
+        impl<'data, $($T,)+> IntoParallelIterator for &'data ($($T,)+)
+        where
+            $($T: IntoParallelRefIterator<'data>, $T::Iter: IndexedParallelIterator,)+
+        {
+            type Iter = MultiZip<($($T::Iter,)+)>;
+            type Item = ($($T::Item,)+);
+
+            fn into_par_iter(self) -> Self::Iter {
+                let ($($t,)+) = self;
+                MultiZip { tuple: ($($t.par_iter(),)+) }
+            }
+        }
+
+        /// A tuple by mutable reference zips its parts' `par_iter_mut()`s.
+        impl<'data, $($T,)+> IntoParallelIterator for &'data mut ($($T,)+)
+        where
+            $($T: IntoParallelRefMutIterator<'data>, $T::Iter: IndexedParallelIterator,)+
+        {
+            type Iter = MultiZip<($($T::Iter,)+)>;
+            type Item = ($($T::Item,)+);
+
+            fn into_par_iter(self) -> Self::Iter {
+                let ($($t,)+) = self;
+                MultiZip { tuple: ($($t.par_iter_mut(),)+) }
             }
         }
 
