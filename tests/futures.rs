@@ -103,25 +103,27 @@ fn a_pending_future_is_woken_when_its_task_ends() {
 
 #[test]
 fn spawned_futures_complete_under_tokio() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let pool = common::pool(Policy::RandomPolling, Topology::Complete, 2);
-    let (a, b) = runtime.block_on(async {
-        let a = pool.spawn_future(|| fib(20));
-        let b = pool.spawn_future(|| (1..=1000u64).sum::<u64>());
-        tokio::join!(a, b)
+    within(LIMIT, "futures under tokio", || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let pool = common::pool(Policy::RandomPolling, Topology::Complete, 2);
+        let (a, b) = runtime.block_on(async {
+            let a = pool.spawn_future(|| fib(20));
+            let b = pool.spawn_future(|| (1..=1000u64).sum::<u64>());
+            tokio::join!(a, b)
+        });
+        assert_eq!((a, b), (fib_iter(20), 500_500));
+        // A panic in the task reaches the task that awaits it.
+        let awaited = runtime.block_on(async {
+            tokio::spawn(hypersteal::spawn_future(|| -> u32 {
+                panic!("in the pool")
+            }))
+            .await
+        });
+        let payload = awaited.expect_err("the panic travelled").into_panic();
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"in the pool"));
     });
-    assert_eq!((a, b), (fib_iter(20), 500_500));
-    // A panic in the task reaches the task that awaits it.
-    let awaited = runtime.block_on(async {
-        tokio::spawn(hypersteal::spawn_future(|| -> u32 {
-            panic!("in the pool")
-        }))
-        .await
-    });
-    let payload = awaited.expect_err("the panic travelled").into_panic();
-    assert_eq!(payload.downcast_ref::<&str>(), Some(&"in the pool"));
 }
 
 #[test]

@@ -1360,61 +1360,69 @@ fn collect_and_extend_pairs_cows_refs() {
 /// and, by reference, as a slice does.
 #[test]
 fn boxed_and_shared_collections_and_boxed_slices() {
-    use hypersteal::prelude::*;
-    use std::ffi::{OsStr, OsString};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let words: Vec<String> = (0..500).map(|i| format!("w{i},")).collect();
-    let joined: String = words.concat();
-    let boxed: Box<str> = words.par_iter().map(String::as_str).collect();
-    assert_eq!(&*boxed, joined.as_str());
-    let from_chars: Box<str> = joined.par_chars().collect();
-    assert_eq!(&*from_chars, joined.as_str());
-    let rc: std::rc::Rc<[u32]> = (0..1000u32).into_par_iter().map(|x| x * 3).collect();
-    assert_eq!(
-        &*rc,
-        (0..1000u32).map(|x| x * 3).collect::<Vec<_>>().as_slice()
-    );
-    let arc: std::sync::Arc<[String]> = words.par_iter().cloned().collect();
-    assert_eq!(&*arc, words.as_slice());
+    within(
+        LIMIT,
+        "boxed_and_shared_collections_and_boxed_slices",
+        || {
+            use hypersteal::prelude::*;
+            use std::ffi::{OsStr, OsString};
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            let words: Vec<String> = (0..500).map(|i| format!("w{i},")).collect();
+            let joined: String = words.concat();
+            let boxed: Box<str> = words.par_iter().map(String::as_str).collect();
+            assert_eq!(&*boxed, joined.as_str());
+            let from_chars: Box<str> = joined.par_chars().collect();
+            assert_eq!(&*from_chars, joined.as_str());
+            let rc: std::rc::Rc<[u32]> = (0..1000u32).into_par_iter().map(|x| x * 3).collect();
+            assert_eq!(
+                &*rc,
+                (0..1000u32).map(|x| x * 3).collect::<Vec<_>>().as_slice()
+            );
+            let arc: std::sync::Arc<[String]> = words.par_iter().cloned().collect();
+            assert_eq!(&*arc, words.as_slice());
 
-    let mut os = OsString::from("start:");
-    os.par_extend(words.par_iter().map(OsStr::new));
-    assert_eq!(os, OsString::from(format!("start:{joined}")));
-    let mut os2 = OsString::new();
-    os2.par_extend(words.par_iter().map(OsString::from));
-    assert_eq!(os2, OsString::from(joined.clone()));
+            let mut os = OsString::from("start:");
+            os.par_extend(words.par_iter().map(OsStr::new));
+            assert_eq!(os, OsString::from(format!("start:{joined}")));
+            let mut os2 = OsString::new();
+            os2.par_extend(words.par_iter().map(OsString::from));
+            assert_eq!(os2, OsString::from(joined.clone()));
 
-    let effects = AtomicUsize::new(0);
-    let mut unit = ();
-    unit.par_extend((0..300).into_par_iter().map(|_| {
-        effects.fetch_add(1, Ordering::Relaxed);
-    }));
-    assert_eq!(effects.into_inner(), 300);
+            let effects = AtomicUsize::new(0);
+            let mut unit = ();
+            unit.par_extend((0..300).into_par_iter().map(|_| {
+                effects.fetch_add(1, Ordering::Relaxed);
+            }));
+            assert_eq!(effects.into_inner(), 300);
 
-    let mut boxed_slice: Box<[String]> = words.clone().into_boxed_slice();
-    let lens: Vec<usize> = (&boxed_slice).into_par_iter().map(String::len).collect();
-    assert_eq!(lens, words.iter().map(String::len).collect::<Vec<_>>());
-    (&mut boxed_slice).into_par_iter().for_each(|w| w.push('!'));
-    let owned: Vec<String> = boxed_slice.into_par_iter().collect();
-    assert_eq!(
-        owned,
-        words.iter().map(|w| format!("{w}!")).collect::<Vec<_>>()
+            let mut boxed_slice: Box<[String]> = words.clone().into_boxed_slice();
+            let lens: Vec<usize> = (&boxed_slice).into_par_iter().map(String::len).collect();
+            assert_eq!(lens, words.iter().map(String::len).collect::<Vec<_>>());
+            (&mut boxed_slice).into_par_iter().for_each(|w| w.push('!'));
+            let owned: Vec<String> = boxed_slice.into_par_iter().collect();
+            assert_eq!(
+                owned,
+                words.iter().map(|w| format!("{w}!")).collect::<Vec<_>>()
+            );
+        },
     );
 }
 
 /// `ThreadPoolBuilder::default()` needs no type annotation and equals `new()`.
 #[test]
 fn a_default_builder_is_a_new_builder() {
-    let pool = hypersteal::ThreadPoolBuilder::default()
-        .num_threads(2)
-        .pin_threads(false)
-        .build()
-        .unwrap();
-    assert_eq!(pool.current_num_threads(), 2);
-    assert_eq!(
-        format!("{:?}", hypersteal::ThreadPoolBuilder::default()),
-        format!("{:?}", hypersteal::ThreadPoolBuilder::new())
-    );
+    within(LIMIT, "a_default_builder_is_a_new_builder", || {
+        let pool = hypersteal::ThreadPoolBuilder::default()
+            .num_threads(2)
+            .pin_threads(false)
+            .build()
+            .unwrap();
+        assert_eq!(pool.current_num_threads(), 2);
+        assert_eq!(
+            format!("{:?}", hypersteal::ThreadPoolBuilder::default()),
+            format!("{:?}", hypersteal::ThreadPoolBuilder::new())
+        );
+    });
 }
 
 /// rayon's deprecated `Configuration` and `ThreadPool::new` still build a pool; an invalid
@@ -1422,37 +1430,42 @@ fn a_default_builder_is_a_new_builder() {
 #[test]
 #[allow(deprecated)]
 fn the_deprecated_configuration_still_builds() {
-    let pool = hypersteal::ThreadPool::new(
-        hypersteal::Configuration::new()
-            .num_threads(2)
-            .pin_threads(false),
-    )
-    .unwrap();
-    assert_eq!(pool.install(hypersteal::current_num_threads), 2);
-    let err = hypersteal::ThreadPool::new(hypersteal::Configuration::new().num_threads(1 << 20))
-        .unwrap_err();
-    assert!(err.to_string().contains("num_threads"), "{err}");
+    within(LIMIT, "the_deprecated_configuration_still_builds", || {
+        let pool = hypersteal::ThreadPool::new(
+            hypersteal::Configuration::new()
+                .num_threads(2)
+                .pin_threads(false),
+        )
+        .unwrap();
+        assert_eq!(pool.install(hypersteal::current_num_threads), 2);
+        let err =
+            hypersteal::ThreadPool::new(hypersteal::Configuration::new().num_threads(1 << 20))
+                .unwrap_err();
+        assert!(err.to_string().contains("num_threads"), "{err}");
+    });
 }
 
 /// A tuple by reference zips its parts' `par_iter()`s, and by mutable reference their
 /// `par_iter_mut()`s, as rayon's tuples do.
 #[test]
 fn tuples_by_reference_zip_their_parts() {
-    use hypersteal::prelude::*;
-    let pair = (vec![1u32, 2, 3, 4], vec![10u32, 20, 30]);
-    let sums: Vec<u32> = (&pair).into_par_iter().map(|(a, b)| a + b).collect();
-    assert_eq!(sums, [11, 22, 33]);
-    let via_ref: Vec<(u32, u32)> = pair.par_iter().map(|(a, b)| (*a, *b)).collect();
-    assert_eq!(via_ref, [(1, 10), (2, 20), (3, 30)]);
-    let mut triple = (
-        vec![0u64; 1000],
-        vec![1u64; 1000],
-        (0..1000u64).collect::<Vec<_>>(),
-    );
-    (&mut triple).into_par_iter().for_each(|(a, b, c)| {
-        *a = *b + *c;
-        *b = 0;
+    within(LIMIT, "tuples_by_reference_zip_their_parts", || {
+        use hypersteal::prelude::*;
+        let pair = (vec![1u32, 2, 3, 4], vec![10u32, 20, 30]);
+        let sums: Vec<u32> = (&pair).into_par_iter().map(|(a, b)| a + b).collect();
+        assert_eq!(sums, [11, 22, 33]);
+        let via_ref: Vec<(u32, u32)> = pair.par_iter().map(|(a, b)| (*a, *b)).collect();
+        assert_eq!(via_ref, [(1, 10), (2, 20), (3, 30)]);
+        let mut triple = (
+            vec![0u64; 1000],
+            vec![1u64; 1000],
+            (0..1000u64).collect::<Vec<_>>(),
+        );
+        (&mut triple).into_par_iter().for_each(|(a, b, c)| {
+            *a = *b + *c;
+            *b = 0;
+        });
+        assert_eq!(triple.0, (1..=1000u64).collect::<Vec<_>>());
+        assert!(triple.1.iter().all(|&b| b == 0));
     });
-    assert_eq!(triple.0, (1..=1000u64).collect::<Vec<_>>());
-    assert!(triple.1.iter().all(|&b| b == 0));
 }

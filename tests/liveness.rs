@@ -555,31 +555,36 @@ fn isolated_waits_run_no_task_from_outside_the_region_under_every_policy() {
 /// the outer task waits for the region to end, then runs.
 #[test]
 fn yielding_inside_a_region_runs_only_the_regions_tasks() {
-    use hypersteal::Yield;
-    let pool = common::pool(Policy::RandomPolling, Topology::Complete, 1);
-    let (outer, inner) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    pool.scope(|s| {
-        s.spawn(|_| {
-            outer.fetch_add(1, Ordering::Relaxed);
-        });
-        hypersteal::isolate(|| {
-            assert_eq!(hypersteal::yield_now(), Some(Yield::Idle));
-            assert_eq!(hypersteal::yield_local(), Some(Yield::Idle));
-            s.spawn(|_| {
-                inner.fetch_add(1, Ordering::Relaxed);
+    run_in_child(
+        "yielding_inside_a_region_runs_only_the_regions_tasks",
+        || {
+            use hypersteal::Yield;
+            let pool = common::pool(Policy::RandomPolling, Topology::Complete, 1);
+            let (outer, inner) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            pool.scope(|s| {
+                s.spawn(|_| {
+                    outer.fetch_add(1, Ordering::Relaxed);
+                });
+                hypersteal::isolate(|| {
+                    assert_eq!(hypersteal::yield_now(), Some(Yield::Idle));
+                    assert_eq!(hypersteal::yield_local(), Some(Yield::Idle));
+                    s.spawn(|_| {
+                        inner.fetch_add(1, Ordering::Relaxed);
+                    });
+                    assert_eq!(hypersteal::yield_local(), Some(Yield::Executed));
+                    assert_eq!(inner.load(Ordering::Relaxed), 1);
+                    assert_eq!(
+                        outer.load(Ordering::Relaxed),
+                        0,
+                        "the outer task ran in the region"
+                    );
+                });
+                assert_eq!(hypersteal::yield_now(), Some(Yield::Executed));
+                assert_eq!(outer.load(Ordering::Relaxed), 1);
             });
-            assert_eq!(hypersteal::yield_local(), Some(Yield::Executed));
-            assert_eq!(inner.load(Ordering::Relaxed), 1);
-            assert_eq!(
-                outer.load(Ordering::Relaxed),
-                0,
-                "the outer task ran in the region"
-            );
-        });
-        assert_eq!(hypersteal::yield_now(), Some(Yield::Executed));
-        assert_eq!(outer.load(Ordering::Relaxed), 1);
-    });
-    assert_balanced(&pool, "yielding in a region");
+            assert_balanced(&pool, "yielding in a region");
+        },
+    );
 }
 
 /// Regions nest and end however their closure ends: a panic passes through `isolate` and the

@@ -101,42 +101,16 @@ impl Subscriber for Recorder {
 /// Installs the recorder for the whole process once (workers are other threads, so a
 /// thread-local default would not reach them).
 fn recorder() -> &'static Recorder {
-    static RECORDER: std::sync::OnceLock<&'static Recorder> = std::sync::OnceLock::new();
+    static RECORDER: std::sync::OnceLock<Arc<Recorder>> = std::sync::OnceLock::new();
     RECORDER.get_or_init(|| {
-        let recorder: &'static Recorder = Box::leak(Box::default());
-        struct Shared(&'static Recorder);
-        impl Subscriber for Shared {
-            fn enabled(&self, m: &Metadata<'_>) -> bool {
-                self.0.enabled(m)
-            }
-            fn new_span(&self, s: &Attributes<'_>) -> Id {
-                self.0.new_span(s)
-            }
-            fn record(&self, i: &Id, r: &Record<'_>) {
-                self.0.record(i, r)
-            }
-            fn record_follows_from(&self, a: &Id, b: &Id) {
-                self.0.record_follows_from(a, b)
-            }
-            fn event(&self, e: &Event<'_>) {
-                self.0.event(e)
-            }
-            fn current_span(&self) -> tracing_core::span::Current {
-                self.0.current_span()
-            }
-            fn enter(&self, s: &Id) {
-                self.0.enter(s)
-            }
-            fn exit(&self, s: &Id) {
-                self.0.exit(s)
-            }
-        }
-        tracing::subscriber::set_global_default(Shared(recorder)).expect("one global subscriber");
+        let recorder = Arc::new(Recorder::default());
+        tracing::subscriber::set_global_default(Arc::clone(&recorder))
+            .expect("one global subscriber");
         recorder
     })
 }
 
-/// The events named `task` recorded so far whose `tag` field is `tag`.
+/// The events of the tests' own tasks recorded so far whose `tag` field is `tag`.
 fn tasks_tagged(tag: &str) -> Vec<Seen> {
     recorder()
         .events
@@ -241,6 +215,5 @@ fn the_runtimes_events_reach_the_subscriber() {
             .filter(|e| e.target == "hypersteal")
             .all(|e| e.fields.contains_key("worker"));
         assert!(with_worker, "every runtime event names its worker");
-        let _ = Arc::new(());
     });
 }

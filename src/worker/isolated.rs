@@ -279,8 +279,7 @@ impl WorkerThread {
             let Some(job) = (unsafe { Ticket::unless_husk(job) }) else {
                 continue;
             };
-            bump(&self.counters().placed_in, 1);
-            self.record(EventKind::Received, job.origin(), job.hops());
+            self.count_received(&job);
             if job.isolation() == tag {
                 return Some(job);
             }

@@ -242,18 +242,24 @@ impl WorkerThread {
         registry.sleep.notify_worker(to);
     }
 
-    /// A task arrived in the inbox: count it and let the allocating phase forward it (ACWN's
-    /// contracting goes on downhill). Returns the task if it stays here.
-    pub(super) fn receive(&self, job: JobRef) -> Option<JobRef> {
-        // A husk: its creator took it back, or a rescuer ran its other copy.
-        // SAFETY: the JobRef was just taken from the inbox; this worker owns it.
-        let job = unsafe { Ticket::unless_husk(job) }?;
+    /// Counts a task taken from the own inbox (not a husk): `placed_in`, the `Received` event
+    /// and the largest hop count seen.
+    pub(super) fn count_received(&self, job: &JobRef) {
         let c = self.counters();
         bump(&c.placed_in, 1);
         self.record(EventKind::Received, job.origin(), job.hops());
         if u64::from(job.hops()) > c.max_hops.load(Ordering::Relaxed) {
             c.max_hops.store(u64::from(job.hops()), Ordering::Relaxed);
         }
+    }
+
+    /// A task arrived in the inbox: count it and let the allocating phase forward it (ACWN's
+    /// contracting goes on downhill). Returns the task if it stays here.
+    pub(super) fn receive(&self, job: JobRef) -> Option<JobRef> {
+        // A husk: its creator took it back, or a rescuer ran its other copy.
+        // SAFETY: the JobRef was just taken from the inbox; this worker owns it.
+        let job = unsafe { Ticket::unless_husk(job) }?;
+        self.count_received(&job);
         let to = {
             let env = self.env();
             self.machine.borrow_mut().place(&env, job.hops(), true)
