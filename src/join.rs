@@ -220,26 +220,21 @@ where
     // If `a` panics, `b` may borrow what `a` borrowed: it finishes (here or elsewhere) before
     // the panic goes on.
     let result_a = unwind::halt_unwinding(a);
-    loop {
-        if worker.pop_private_if(job_b_id) {
-            worker.count_popped_back();
-            return match result_a {
-                Ok(result_a) => (result_a, job_b.run_inline(false)),
-                Err(payload) => {
-                    if let Err(p) = unwind::halt_unwinding(|| drop(job_b.run_inline(false))) {
-                        unwind::drop_payload(p);
-                    }
-                    unwind::resume_unwinding(payload)
-                }
-            };
-        }
-        // Work `a` left queued above `b` (spawns, under a sender-initiated policy): run it first.
-        match worker.pop_private_above(job_b_id) {
-            Some(job) => {
-                worker.execute(job);
+    if worker.pop_private_if(job_b_id) || worker.take_back_below(job_b_id) {
+        worker.count_popped_back();
+        return match result_a {
+            Ok(result_a) => (result_a, job_b.run_inline(false)),
+            Err(payload) => {
+                // `b` runs through its job, which keeps its panic (if any) for `discard_result`
+                // to drop: the only copy of `b`'s code besides the two above (here and in the
+                // job), which matters as every `join` site compiles all of them.
+                // SAFETY: `b` was taken back unexecuted, so this is its only execution, and
+                // `job_b` is alive on this stack.
+                unsafe { job_b_ref.execute() };
+                job_b.discard_result();
+                unwind::resume_unwinding(payload)
             }
-            None => break,
-        }
+        };
     }
     // `b` was handed to another worker, promoted or placed: help elsewhere until it is done.
     // (The test-only broken variant, docs/loom.md, returns without waiting.)

@@ -396,56 +396,66 @@ impl Registry {
         let worker = WorkerThread::current();
         // SAFETY: see `push_or_inject`.
         match unsafe { worker.as_ref() } {
-            None => self.in_worker_cold(op),
             Some(w) if ptr::eq(&*w.registry, &**self) => op(w, false),
-            Some(w) => self.in_worker_cross(w, op),
+            current => self.in_worker_from(current, op),
         }
     }
 
-    #[cold]
-    fn in_worker_cold<OP, R>(self: &Arc<Self>, op: OP) -> R
+    /// Runs `op` on a worker of this pool for a caller that is not one: a thread outside every
+    /// pool (`current` is `None`), which blocks, or a worker of another pool, which keeps
+    /// running its own pool's work while it waits. A panic in `op` resumes in the caller.
+    ///
+    /// `op` is handed on as a `dyn FnMut`, so that the job, its latch and the waiting are
+    /// compiled once ([`Registry::run_from`]) rather than for every `op`: every `install` and
+    /// every parallel iterator driven from outside a pool comes here.
+    pub(crate) fn in_worker_from<OP, R>(
+        self: &Arc<Self>,
+        current: Option<&WorkerThread>,
+        op: OP,
+    ) -> R
     where
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
     {
-        let job = StackJob::new(
-            |injected| {
-                let _root = RootGuard(self);
-                // SAFETY: a job runs on a worker thread, whose pointer is set.
-                let worker = unsafe { &*WorkerThread::current() };
-                op(worker, injected)
-            },
-            LockLatch::new(),
-        );
-        self.begin_root();
-        // SAFETY: `job` stays on this stack until its latch is set below.
-        self.inject(unsafe { job.as_job_ref(EXTERNAL) });
-        job.latch.wait();
-        job.into_result()
+        let mut op = Some(op);
+        let mut result = None;
+        self.run_from(current, &mut |worker, injected| {
+            let op = op.take().expect("an injected job runs once");
+            result = Some(op(worker, injected));
+        });
+        result.expect("the job returned: its result is written")
     }
 
-    /// `op` must run in this pool while the caller is a worker of another: the caller keeps
-    /// running its own pool's work while it waits.
     #[cold]
-    fn in_worker_cross<OP, R>(self: &Arc<Self>, current: &WorkerThread, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        let job = StackJob::new(
-            |injected| {
-                let _root = RootGuard(self);
-                // SAFETY: a job runs on a worker thread, whose pointer is set.
-                let worker = unsafe { &*WorkerThread::current() };
-                op(worker, injected)
-            },
-            SpinLatch::cross(&current.registry, current.index),
-        );
+    #[inline(never)]
+    fn run_from(
+        self: &Arc<Self>,
+        current: Option<&WorkerThread>,
+        call: &mut (dyn FnMut(&WorkerThread, bool) + Send),
+    ) {
+        let run = |injected| {
+            let _root = RootGuard(self);
+            // SAFETY: a job runs on a worker thread, whose pointer is set.
+            let worker = unsafe { &*WorkerThread::current() };
+            call(worker, injected)
+        };
         self.begin_root();
-        // SAFETY: `job` stays on this stack until its latch is set.
-        self.inject(unsafe { job.as_job_ref(EXTERNAL) });
-        current.wait_until(&job.latch);
-        job.into_result()
+        match current {
+            None => {
+                let job = StackJob::new(run, LockLatch::new());
+                // SAFETY: `job` stays on this stack until its latch is set below.
+                self.inject(unsafe { job.as_job_ref(EXTERNAL) });
+                job.latch.wait();
+                job.into_result()
+            }
+            Some(current) => {
+                let job = StackJob::new(run, SpinLatch::cross(&current.registry, current.index));
+                // SAFETY: `job` stays on this stack until its latch is set.
+                self.inject(unsafe { job.as_job_ref(EXTERNAL) });
+                current.wait_until(&job.latch);
+                job.into_result()
+            }
+        }
     }
 
     /// Runs a `'static` task somewhere in the pool; its panic goes to the panic handler.

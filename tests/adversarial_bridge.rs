@@ -682,11 +682,13 @@ fn next_is_not_called_after_it_panicked() {
 // At rest afterwards
 
 /// After bridges with busy `next`s (and panics), the pool comes to rest: no CPU within a few
-/// seconds, at most 2 ticks in 400 ms, and new work wakes it.
+/// seconds, at most 2 ticks in 400 ms, and new work wakes it. Every pool does its work in turn;
+/// then all are checked at rest at once.
 #[cfg(target_os = "linux")]
 #[test]
 fn pool_comes_to_rest_after_busy_bridges() {
     within(LIMIT, "at rest after bridges", || {
+        let mut pools = Vec::new();
         for (i, policy) in Policy::all().into_iter().enumerate() {
             for workers in [2, 4, 16] {
                 let prefix = format!("abr{i}w{workers}-");
@@ -702,11 +704,15 @@ fn pool_comes_to_rest_after_busy_bridges() {
                         }));
                     }
                 });
-                common::assert_at_rest(&prefix, workers, Duration::from_secs(5), &what);
-                still_works(&pool, &what);
-                assert_balanced(&pool, &what);
-                pool.shutdown();
+                pools.push((pool, (prefix, workers, what)));
             }
+        }
+        let checks: Vec<_> = pools.iter().map(|(_, check)| check.clone()).collect();
+        common::assert_all_at_rest(&checks, Duration::from_secs(5));
+        for (pool, (_, _, what)) in pools {
+            still_works(&pool, &what);
+            assert_balanced(&pool, &what);
+            pool.shutdown();
         }
     });
 }
@@ -785,10 +791,12 @@ fn burst(kind: usize) {
 
 /// Many short bursts with rests between them (shorter and longer than a heartbeat's linger):
 /// every burst completes, the pool ends at rest (no CPU), and a wake-up after a rest is prompt.
+/// Every pool has its bursts in turn; all are checked at rest at once; then each is woken.
 #[cfg(target_os = "linux")]
 #[test]
 fn sender_bursts_with_rests_come_to_rest_and_wake_promptly() {
     within(LIMIT, "sender bursts", || {
+        let mut pools = Vec::new();
         for (i, policy) in sender_policies().into_iter().enumerate() {
             for workers in [2, 3, 4, 16] {
                 let prefix = format!("hun{i}w{workers}-");
@@ -799,22 +807,26 @@ fn sender_bursts_with_rests_come_to_rest_and_wake_promptly() {
                     pool.install(|| burst(b));
                     std::thread::sleep(Duration::from_micros(rests[b % rests.len()]));
                 }
-                common::assert_at_rest(&prefix, workers, Duration::from_secs(5), &what);
-                // Wake-ups after a rest: the slowest of several small jobs.
-                let mut slowest = Duration::ZERO;
-                for _ in 0..10 {
-                    std::thread::sleep(Duration::from_millis(20));
-                    let start = Instant::now();
-                    assert_eq!(pool.install(|| fib(10)), fib_iter(10));
-                    slowest = slowest.max(start.elapsed());
-                }
-                assert!(
-                    slowest < Duration::from_millis(500),
-                    "{what}: a wake-up took {slowest:?}"
-                );
-                assert_balanced(&pool, &what);
-                pool.shutdown();
+                pools.push((pool, (prefix, workers, what)));
             }
+        }
+        let checks: Vec<_> = pools.iter().map(|(_, check)| check.clone()).collect();
+        common::assert_all_at_rest(&checks, Duration::from_secs(5));
+        for (pool, (_, _, what)) in pools {
+            // Wake-ups after a rest: the slowest of several small jobs.
+            let mut slowest = Duration::ZERO;
+            for _ in 0..10 {
+                std::thread::sleep(Duration::from_millis(20));
+                let start = Instant::now();
+                assert_eq!(pool.install(|| fib(10)), fib_iter(10));
+                slowest = slowest.max(start.elapsed());
+            }
+            assert!(
+                slowest < Duration::from_millis(500),
+                "{what}: a wake-up took {slowest:?}"
+            );
+            assert_balanced(&pool, &what);
+            pool.shutdown();
         }
     });
 }

@@ -179,9 +179,8 @@ fn stats_reset_starts_the_books_afresh() {
 #[cfg(target_os = "linux")]
 #[test]
 fn an_idle_pool_uses_no_cpu() {
-    for policy in Policy::all() {
-        comes_to_rest(policy, 4, "idlecheck", std::time::Duration::from_secs(10));
-    }
+    let pools: Vec<_> = Policy::all().into_iter().map(|p| (p, 4)).collect();
+    come_to_rest(&pools, "idle", std::time::Duration::from_secs(10));
 }
 
 /// The longest idle linger still lets the pool come to rest, under a receiver- and a
@@ -226,10 +225,9 @@ fn extreme_accepted_parameters_still_idle_at_no_cpu() {
         "gradient:low=0,high=1,interval=1",
         "gradient:low=1000000,high=1000000,interval=1000000",
     ];
-    for spec in extremes {
-        for workers in [2, 16] {
-            let policy: Policy = spec.parse().unwrap();
-            comes_to_rest(policy, workers, "xtrm-", std::time::Duration::from_secs(10));
-        }
-    }
+    let pools: Vec<(Policy, usize)> = extremes
+        .iter()
+        .flat_map(|spec| [2, 16].map(|workers| (spec.parse().unwrap(), workers)))
+        .collect();
+    come_to_rest(&pools, "xtrm", std::time::Duration::from_secs(10));
 }

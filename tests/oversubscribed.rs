@@ -13,9 +13,9 @@ use common::*;
 #[test]
 fn a_thousand_idle_grr_m_workers_come_to_rest() {
     for spec in ["grr-m:window=1024", "grr"] {
-        comes_to_rest(
-            spec.parse().unwrap(),
-            1024,
+        // One pool at a time: a thousand threads are enough for one process.
+        come_to_rest(
+            &[(spec.parse().unwrap(), 1024)],
             "kilo-",
             std::time::Duration::from_secs(8),
         );

@@ -239,43 +239,50 @@ fn build_scoped_with_a_wrapper_that_never_runs_its_builder_is_a_build_error() {
 /// A handler that forgets a builder (`mem::forget`: neither run nor dropped) cannot hang the
 /// build, whether it then returns `Ok` (the pool would never finish a `broadcast`) or an error
 /// (the build would wait for that worker to stop): after the deadline the build fails,
-/// naming the worker.
+/// naming the worker. The two cases wait out the deadline side by side.
 #[test]
 fn a_forgotten_thread_builder_is_a_build_error_not_a_hang() {
     within(LIMIT, "forgotten ThreadBuilder", || {
-        for then_fail in [false, true] {
-            let err = ThreadPoolBuilder::new()
-                .num_threads(3)
-                .pin_threads(false)
-                .spawn_handler(move |thread| {
-                    if thread.index() == 1 {
-                        std::mem::forget(thread);
-                        if then_fail {
-                            return Err(std::io::Error::other("forgot and failed"));
-                        }
-                        return Ok(());
-                    }
-                    std::thread::spawn(move || thread.run());
-                    Ok(())
-                })
-                .build()
-                .map(|_| ())
-                .unwrap_err();
-            match &err {
-                BuildError::ThreadSpawn {
-                    index: 1, error, ..
-                } => {
-                    let expected = if then_fail {
-                        "forgot and failed"
-                    } else {
-                        "neither ran nor dropped"
-                    };
-                    assert!(error.contains(expected), "{error}");
-                }
-                other => panic!("expected ThreadSpawn for worker 1, got {other:?}"),
+        std::thread::scope(|s| {
+            for then_fail in [false, true] {
+                s.spawn(move || forgotten_builder_case(then_fail));
             }
-        }
+        });
     });
+}
+
+/// One case of [`a_forgotten_thread_builder_is_a_build_error_not_a_hang`].
+fn forgotten_builder_case(then_fail: bool) {
+    let err = ThreadPoolBuilder::new()
+        .num_threads(3)
+        .pin_threads(false)
+        .spawn_handler(move |thread| {
+            if thread.index() == 1 {
+                std::mem::forget(thread);
+                if then_fail {
+                    return Err(std::io::Error::other("forgot and failed"));
+                }
+                return Ok(());
+            }
+            std::thread::spawn(move || thread.run());
+            Ok(())
+        })
+        .build()
+        .map(|_| ())
+        .unwrap_err();
+    match &err {
+        BuildError::ThreadSpawn {
+            index: 1, error, ..
+        } => {
+            let expected = if then_fail {
+                "forgot and failed"
+            } else {
+                "neither ran nor dropped"
+            };
+            assert!(error.contains(expected), "{error}");
+        }
+        other => panic!("expected ThreadSpawn for worker 1, got {other:?}"),
+    }
 }
 
 #[test]

@@ -753,11 +753,26 @@ where
     // outlives every job its thread runs.
     match unsafe { worker.as_ref() } {
         Some(w) => op(w, false),
-        None => crate::builder::global_registry().in_worker(op),
+        None => crate::builder::global_registry().in_worker_from(None, op),
     }
 }
 
 impl WorkerThread {
+    /// Takes back the task `id` (a `join`'s `b`) that is not the newest private task: runs the
+    /// work queued above it first (spawns, under a sender-initiated policy), then pops it.
+    /// False if it left the private stack. Out of line: it is not the common case, and every
+    /// `join` site would compile it again.
+    #[inline(never)]
+    pub(crate) fn take_back_below(&self, id: *const ()) -> bool {
+        while let Some(job) = self.pop_private_above(id) {
+            self.execute(job);
+            if self.pop_private_if(id) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Pops the newest waiting task if the task `id` still waits below it, on the private stack
     /// or in the standing queue (work queued above a `join`'s `b`, which runs before `b` is
     /// taken back).

@@ -187,28 +187,49 @@ pub fn cpu_ticks(prefix: &str) -> (usize, u64) {
     (threads, ticks)
 }
 
-/// Builds a pool of `workers` named `{prefix}{i}`, runs a burst of fine-grained work, asserts
-/// that it comes to rest ([`assert_at_rest`]) and that new work still wakes it. The pool is
-/// shut down, so the next pool's thread count is its own.
+/// For each `(policy, workers)` builds a pool whose threads are named `{prefix}{k}-{i}` (`k` the
+/// pool's place in `pools`), runs a burst of fine-grained work in each, asserts that all come to
+/// rest ([`assert_all_at_rest`]) and that new work still wakes each. The pools are shut down
+/// before it returns, so a later check's thread count is its own.
 #[cfg(target_os = "linux")]
-pub fn comes_to_rest(policy: Policy, workers: usize, prefix: &str, settle: std::time::Duration) {
-    let name = prefix.to_string();
-    let pool = ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .policy(policy)
-        .pin_threads(false)
-        .thread_name(move |i| format!("{name}{i}"))
-        .build()
-        .unwrap();
-    assert_eq!(pool.install(|| fib(18)), fib_iter(18));
-    assert_at_rest(
-        prefix,
-        workers,
-        settle,
-        &format!("{policy}, {workers} workers"),
-    );
-    assert_eq!(pool.install(|| fib(14)), fib_iter(14), "{policy}");
-    pool.shutdown();
+pub fn come_to_rest(pools: &[(Policy, usize)], prefix: &str, settle: std::time::Duration) {
+    let built: Vec<_> = pools
+        .iter()
+        .enumerate()
+        .map(|(k, &(policy, workers))| {
+            let name = format!("{prefix}{k}-");
+            let thread_name = name.clone();
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .policy(policy)
+                .pin_threads(false)
+                .thread_name(move |i| format!("{thread_name}{i}"))
+                .build()
+                .unwrap();
+            assert_eq!(pool.install(|| fib(18)), fib_iter(18));
+            (pool, name, workers, format!("{policy}, {workers} workers"))
+        })
+        .collect();
+    let checks: Vec<_> = built
+        .iter()
+        .map(|(_, name, workers, what)| (name.clone(), *workers, what.clone()))
+        .collect();
+    assert_all_at_rest(&checks, settle);
+    for (pool, _, _, what) in built {
+        assert_eq!(pool.install(|| fib(14)), fib_iter(14), "{what}");
+        pool.shutdown();
+    }
+}
+
+/// [`assert_at_rest`] for several pools, `(prefix, workers, what)` each, checked at once on
+/// threads of their own: the checks mostly sleep, so together they take about as long as one.
+#[cfg(target_os = "linux")]
+pub fn assert_all_at_rest(pools: &[(String, usize, String)], settle: std::time::Duration) {
+    std::thread::scope(|s| {
+        for (prefix, workers, what) in pools {
+            s.spawn(move || assert_at_rest(prefix, *workers, settle, what));
+        }
+    });
 }
 
 /// Asserts that the `workers` threads named `prefix...` come to rest within `settle` and then
