@@ -225,9 +225,9 @@ where
         return match result_a {
             Ok(result_a) => (result_a, job_b.run_inline(false)),
             Err(payload) => {
-                // `b` runs through its job, which keeps its panic (if any) for `discard_result`
-                // to drop: the only copy of `b`'s code besides the two above (here and in the
-                // job), which matters as every `join` site compiles all of them.
+                // `b` runs through its job, which keeps `b`'s panic, if any, for
+                // `discard_result` to drop. Inlining `b` here once more would add a copy of its
+                // code at every `join` site, for a path only a panic takes.
                 // SAFETY: `b` was taken back unexecuted, so this is its only execution, and
                 // `job_b` is alive on this stack.
                 unsafe { job_b_ref.execute() };

@@ -426,6 +426,9 @@ impl Registry {
         result.expect("the job returned: its result is written")
     }
 
+    /// [`Registry::in_worker_from`]'s work, for every `op` alike: injects a job that runs
+    /// `call` on a worker and waits for it, blocking (`current` is `None`) or running the
+    /// caller's own pool's work. A panic in `call` resumes here, in the caller.
     #[cold]
     #[inline(never)]
     fn run_from(
