@@ -40,7 +40,7 @@
 //! launcher's binding, a cgroup cpuset) never meet in the table at all.
 //!
 //! Pinning is best effort: the table says where a worker is meant to run (what
-//! [`crate::ThreadPool::placement`] reports); if the operating system refuses the affinity call,
+//! [`crate::ThreadPool::cpu_map`] reports); if the operating system refuses the affinity call,
 //! the thread runs unpinned. The table is plain process state behind a `parking_lot` lock,
 //! outside the loom-checked core (loom models build unpinned pools).
 
