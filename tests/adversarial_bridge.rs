@@ -707,8 +707,7 @@ fn pool_comes_to_rest_after_busy_bridges() {
                 pools.push((pool, (prefix, workers, what)));
             }
         }
-        let checks: Vec<_> = pools.iter().map(|(_, check)| check.clone()).collect();
-        common::assert_all_at_rest(&checks, Duration::from_secs(5));
+        common::assert_all_at_rest(pools.iter().map(|(_, check)| check), Duration::from_secs(5));
         for (pool, (_, _, what)) in pools {
             still_works(&pool, &what);
             assert_balanced(&pool, &what);
@@ -810,8 +809,7 @@ fn sender_bursts_with_rests_come_to_rest_and_wake_promptly() {
                 pools.push((pool, (prefix, workers, what)));
             }
         }
-        let checks: Vec<_> = pools.iter().map(|(_, check)| check.clone()).collect();
-        common::assert_all_at_rest(&checks, Duration::from_secs(5));
+        common::assert_all_at_rest(pools.iter().map(|(_, check)| check), Duration::from_secs(5));
         for (pool, (_, _, what)) in pools {
             // Wake-ups after a rest: the slowest of several small jobs.
             let mut slowest = Duration::ZERO;

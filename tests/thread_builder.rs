@@ -5,7 +5,7 @@
 mod common;
 
 use common::within;
-use hypersteal::{BuildError, Policy, ThreadPoolBuilder};
+use hypersteal::{BuildError, Policy, ThreadBuilder, ThreadPoolBuilder};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -179,29 +179,37 @@ fn a_panicking_spawn_handler_is_a_build_error_not_an_unwind() {
 #[test]
 fn a_thread_builder_dropped_unrun_is_a_build_error() {
     within(LIMIT, "dropped ThreadBuilder", || {
-        let err = ThreadPoolBuilder::new()
-            .num_threads(2)
-            .pin_threads(false)
-            .spawn_handler(|thread| {
-                if thread.index() == 1 {
-                    drop(thread); // a buggy handler
-                } else {
-                    std::thread::spawn(move || thread.run());
-                }
-                Ok(())
-            })
-            .build()
-            .map(|_| ())
-            .unwrap_err();
-        match &err {
-            BuildError::ThreadSpawn {
-                index: 1, error, ..
-            } => {
-                assert!(error.contains("dropped"), "{error}")
+        let error = worker_1_spawn_error(2, |thread| {
+            if thread.index() == 1 {
+                drop(thread); // a buggy handler
+            } else {
+                std::thread::spawn(move || thread.run());
             }
-            other => panic!("expected ThreadSpawn for worker 1, got {other:?}"),
-        }
+            Ok(())
+        });
+        assert!(error.contains("dropped"), "{error}");
     });
+}
+
+/// The message of the error naming worker 1 that a build of `threads` workers through
+/// `handler` must fail with.
+fn worker_1_spawn_error(
+    threads: usize,
+    handler: impl FnMut(ThreadBuilder) -> std::io::Result<()>,
+) -> String {
+    let err = ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .pin_threads(false)
+        .spawn_handler(handler)
+        .build()
+        .map(|_| ())
+        .unwrap_err();
+    match err {
+        BuildError::ThreadSpawn {
+            index: 1, error, ..
+        } => error,
+        other => panic!("expected ThreadSpawn for worker 1, got {other:?}"),
+    }
 }
 
 /// The same through `build_scoped`: a wrapper that never runs its builder (drops or forgets
@@ -253,36 +261,23 @@ fn a_forgotten_thread_builder_is_a_build_error_not_a_hang() {
 
 /// One case of [`a_forgotten_thread_builder_is_a_build_error_not_a_hang`].
 fn forgotten_builder_case(then_fail: bool) {
-    let err = ThreadPoolBuilder::new()
-        .num_threads(3)
-        .pin_threads(false)
-        .spawn_handler(move |thread| {
-            if thread.index() == 1 {
-                std::mem::forget(thread);
-                if then_fail {
-                    return Err(std::io::Error::other("forgot and failed"));
-                }
-                return Ok(());
+    let error = worker_1_spawn_error(3, move |thread| {
+        if thread.index() == 1 {
+            std::mem::forget(thread);
+            if then_fail {
+                return Err(std::io::Error::other("forgot and failed"));
             }
-            std::thread::spawn(move || thread.run());
-            Ok(())
-        })
-        .build()
-        .map(|_| ())
-        .unwrap_err();
-    match &err {
-        BuildError::ThreadSpawn {
-            index: 1, error, ..
-        } => {
-            let expected = if then_fail {
-                "forgot and failed"
-            } else {
-                "neither ran nor dropped"
-            };
-            assert!(error.contains(expected), "{error}");
+            return Ok(());
         }
-        other => panic!("expected ThreadSpawn for worker 1, got {other:?}"),
-    }
+        std::thread::spawn(move || thread.run());
+        Ok(())
+    });
+    let expected = if then_fail {
+        "forgot and failed"
+    } else {
+        "neither ran nor dropped"
+    };
+    assert!(error.contains(expected), "{error}");
 }
 
 #[test]

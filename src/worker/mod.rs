@@ -753,6 +753,8 @@ where
     // outlives every job its thread runs.
     match unsafe { worker.as_ref() } {
         Some(w) => op(w, false),
+        // Straight to the outside path: `Registry::in_worker` would compile `op` once more
+        // for a same-pool case that cannot happen here.
         None => crate::builder::global_registry().in_worker_from(None, op),
     }
 }

@@ -207,15 +207,14 @@ pub fn come_to_rest(pools: &[(Policy, usize)], prefix: &str, settle: std::time::
                 .build()
                 .unwrap();
             assert_eq!(pool.install(|| fib(18)), fib_iter(18));
-            (pool, name, workers, format!("{policy}, {workers} workers"))
+            (
+                pool,
+                (name, workers, format!("{policy}, {workers} workers")),
+            )
         })
         .collect();
-    let checks: Vec<_> = built
-        .iter()
-        .map(|(_, name, workers, what)| (name.clone(), *workers, what.clone()))
-        .collect();
-    assert_all_at_rest(&checks, settle);
-    for (pool, _, _, what) in built {
+    assert_all_at_rest(built.iter().map(|(_, check)| check), settle);
+    for (pool, (_, _, what)) in built {
         assert_eq!(pool.install(|| fib(14)), fib_iter(14), "{what}");
         pool.shutdown();
     }
@@ -224,7 +223,10 @@ pub fn come_to_rest(pools: &[(Policy, usize)], prefix: &str, settle: std::time::
 /// [`assert_at_rest`] for several pools, `(prefix, workers, what)` each, checked at once on
 /// threads of their own: the checks mostly sleep, so together they take about as long as one.
 #[cfg(target_os = "linux")]
-pub fn assert_all_at_rest(pools: &[(String, usize, String)], settle: std::time::Duration) {
+pub fn assert_all_at_rest<'a>(
+    pools: impl IntoIterator<Item = &'a (String, usize, String)>,
+    settle: std::time::Duration,
+) {
     std::thread::scope(|s| {
         for (prefix, workers, what) in pools {
             s.spawn(move || assert_at_rest(prefix, *workers, settle, what));
