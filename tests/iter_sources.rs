@@ -473,3 +473,182 @@ fn a_collect_that_unwinds_drops_every_item_it_made() {
         }
     });
 }
+
+#[test]
+fn opt_len_is_the_count_known_before_the_run() {
+    let v: Vec<u32> = (0..100).collect();
+    let evens = || v.par_iter().filter(|x| x.is_multiple_of(2));
+    let cases: Vec<(&str, Option<usize>, Option<usize>)> = vec![
+        ("range", (0..100).into_par_iter().opt_len(), Some(100)),
+        ("slice", v.par_iter().opt_len(), Some(100)),
+        ("map", v.par_iter().map(|x| x + 1).opt_len(), Some(100)),
+        ("map of a filter", evens().map(|x| x + 1).opt_len(), None),
+        ("filter", evens().opt_len(), None),
+        (
+            "flat_map_iter",
+            v.par_iter().flat_map_iter(|&x| 0..x).opt_len(),
+            None,
+        ),
+        ("chain", v.par_iter().chain(&v[..50]).opt_len(), Some(150)),
+        (
+            "chain of a filter",
+            v.par_iter().chain(evens()).opt_len(),
+            None,
+        ),
+        (
+            "intersperse",
+            v.par_iter().intersperse(&0).opt_len(),
+            Some(199),
+        ),
+        (
+            "intersperse of none",
+            iter::empty::<u8>().intersperse(0).opt_len(),
+            Some(0),
+        ),
+        (
+            "intersperse of a filter",
+            evens().intersperse(&0).opt_len(),
+            None,
+        ),
+        ("zip", v.par_iter().zip(0..40u8).opt_len(), Some(40)),
+        ("step_by", v.par_iter().step_by(3).opt_len(), Some(34)),
+        ("chunks", v.par_iter().chunks(7).opt_len(), Some(15)),
+        ("skip", v.par_iter().skip(90).opt_len(), Some(10)),
+        ("inspect", v.par_iter().inspect(|_| ()).opt_len(), Some(100)),
+        (
+            "update",
+            v.par_iter().copied().update(|_| ()).opt_len(),
+            Some(100),
+        ),
+        ("copied of a filter", evens().copied().opt_len(), None),
+        (
+            "map_with",
+            v.par_iter().map_with(0, |_, x| x).opt_len(),
+            Some(100),
+        ),
+        ("map_init", evens().map_init(|| 0, |_, x| x).opt_len(), None),
+        ("panic_fuse", v.par_iter().panic_fuse().opt_len(), Some(100)),
+        (
+            "blocks",
+            v.par_iter().by_exponential_blocks().opt_len(),
+            Some(100),
+        ),
+        (
+            "either",
+            Either::<_, iter::Once<&u32>>::Left(v.par_iter()).opt_len(),
+            Some(100),
+        ),
+        ("chars", "héllo".par_chars().opt_len(), None),
+        ("bridge", v.iter().par_bridge().opt_len(), None),
+        (
+            "char range",
+            ('a'..='z').into_par_iter().opt_len(),
+            Some(26),
+        ),
+        (
+            "u32 up to MAX",
+            (0..=u32::MAX).into_par_iter().opt_len(),
+            Some(1 << 32),
+        ),
+        (
+            "u64 up to MAX",
+            (0..u64::MAX).into_par_iter().opt_len(),
+            Some(usize::MAX),
+        ),
+        (
+            "u64 through MAX",
+            (0..=u64::MAX).into_par_iter().opt_len(),
+            None,
+        ),
+        (
+            "i64 from -2",
+            (-2..i64::MAX).into_par_iter().opt_len(),
+            Some(i64::MAX as usize + 2),
+        ),
+        (
+            "all of i64",
+            (i64::MIN..=i64::MAX).into_par_iter().opt_len(),
+            None,
+        ),
+        (
+            "all of usize",
+            (0..=usize::MAX).into_par_iter().opt_len(),
+            None,
+        ),
+        (
+            "short u128",
+            (0..100u128).into_par_iter().opt_len(),
+            Some(100),
+        ),
+        (
+            "u128 to usize::MAX",
+            (0..usize::MAX as u128).into_par_iter().opt_len(),
+            Some(usize::MAX),
+        ),
+        (
+            "u128 past usize::MAX",
+            (0..=usize::MAX as u128).into_par_iter().opt_len(),
+            None,
+        ),
+        (
+            "all of u128",
+            (0..=u128::MAX).into_par_iter().opt_len(),
+            None,
+        ),
+    ];
+    for (what, got, want) in cases {
+        assert_eq!(got, want, "{what}");
+    }
+}
+
+#[test]
+fn ranges_too_long_for_usize_run_by_halving_and_have_no_length() {
+    in_every_pool("ranges past usize", |pool, what| {
+        pool.install(|| {
+            let first = (0..=u64::MAX).into_par_iter().find_first(|&x| x >= 5);
+            assert_eq!(first, Some(5), "{what}: u64");
+            let first = (i64::MIN..=i64::MAX)
+                .into_par_iter()
+                .find_first(|&x| x > i64::MIN + 2);
+            assert_eq!(first, Some(i64::MIN + 3), "{what}: i64");
+            let few = (0..=usize::MAX).into_par_iter().take_any(3).count();
+            assert_eq!(few, 3, "{what}: usize");
+        });
+    });
+    let len = std::panic::catch_unwind(|| (0..=u64::MAX).into_par_iter().len());
+    let message = len.expect_err("a length past usize::MAX");
+    let message = match message.downcast_ref::<String>() {
+        Some(text) => text.as_str(),
+        None => message.downcast_ref::<&str>().copied().unwrap_or_default(),
+    };
+    assert!(message.contains("usize::MAX"), "{message}");
+}
+
+#[test]
+fn unsuffixed_range_literals_take_their_type_from_a_later_use() {
+    fn is_multiple_of_three(n: u16) -> bool {
+        n.is_multiple_of(3)
+    }
+    // u16, from the filter's function.
+    let threes: Vec<_> = (0..50)
+        .into_par_iter()
+        .filter(|&n| is_multiple_of_three(n))
+        .collect();
+    assert_eq!(threes, (0..50u16).step_by(3).collect::<Vec<_>>());
+    // i8, from the comparison; an inclusive range too.
+    let at = (-20..=20).into_par_iter().position_first(|n| n == 7i8);
+    assert_eq!(at, Some(27));
+    // u64, from a zip partner's use.
+    let big = (0..10)
+        .into_par_iter()
+        .zip(0..=9)
+        .map(|(a, b)| u64::pow(a, 2) + b)
+        .max();
+    assert_eq!(big, Some(90));
+    // i32 when nothing says otherwise.
+    let (lo, hi) = (-3..3)
+        .into_par_iter()
+        .map(|n| (n, n))
+        .unzip::<_, _, Vec<_>, Vec<_>>();
+    assert_eq!((lo[0], hi[5]), (-3i32, 2i32));
+}

@@ -296,10 +296,18 @@ impl<I: Iterator> Iterator for Fused<'_, I> {
         self.iter.next()
     }
 
+    /// Exact while the fuse holds (a blown fuse reports no items left); another piece that
+    /// panics can blow it between this call and the next item, and then the piece ends early.
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, self.iter.size_hint().1)
+        if self.blown.load(Ordering::Relaxed) {
+            (0, Some(0))
+        } else {
+            self.iter.size_hint()
+        }
     }
 }
+
+impl<I: ExactSizeIterator> ExactSizeIterator for Fused<'_, I> {}
 
 impl<I: DoubleEndedIterator> DoubleEndedIterator for Fused<'_, I> {
     fn next_back(&mut self) -> Option<I::Item> {
@@ -367,6 +375,10 @@ impl<T, C: Consumer<T>> Consumer<T> for FuseConsumer<'_, C> {
 
 impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
     type Item = I::Item;
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
 
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         let blown = AtomicBool::new(false);
@@ -495,6 +507,8 @@ where
     F: Fn(T, I::Item) -> T + Send + Sync,
 {
     type Item = T;
+
+    opt_len_indexed!();
 
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })

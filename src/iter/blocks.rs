@@ -41,6 +41,10 @@ impl<I> UniformBlocks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
     type Item = I::Item;
 
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.base.len())
+    }
+
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         // The first block has one item per worker; each next one is twice as long.
         let first = crate::current_num_threads().max(1);
@@ -54,6 +58,10 @@ impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
 
 impl<I: IndexedParallelIterator> ParallelIterator for UniformBlocks<I> {
     type Item = I::Item;
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.base.len())
+    }
 
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         self.base.with_producer(BlocksCallback {

@@ -28,6 +28,10 @@ where
 {
     type Item = A::Item;
 
+    fn opt_len(&self) -> Option<usize> {
+        self.a.opt_len()?.checked_add(self.b.opt_len()?)
+    }
+
     fn drive<C: Consumer<A::Item>>(self, consumer: C) -> C::Result {
         let Chain { a, b } = self;
         let (ra, rb) = crate::join(|| a.drive(&consumer), || b.drive(&consumer));
@@ -101,7 +105,7 @@ where
     PB: Producer<Item = T>,
 {
     type Item = T;
-    type IntoIter = std::iter::Chain<PA::IntoIter, PB::IntoIter>;
+    type IntoIter = ChainSeq<PA::IntoIter, PB::IntoIter>;
 
     fn len(&self) -> usize {
         self.a.len() + self.b.len()
@@ -127,7 +131,7 @@ where
     }
 
     fn into_iter(self) -> Self::IntoIter {
-        self.a.into_iter().chain(self.b.into_iter())
+        ChainSeq(self.a.into_iter().chain(self.b.into_iter()))
     }
 
     fn min_len(&self) -> usize {
@@ -141,4 +145,54 @@ where
     fn schedule(&self) -> Option<Schedule> {
         self.a.schedule().or(self.b.schedule())
     }
+}
+
+/// The sequential iterator of a piece of a chain: std's `Chain`, which is not an
+/// `ExactSizeIterator` (two lengths may add up past `usize::MAX`); a producer's two lengths
+/// add up to the producer's, which is a `usize`.
+pub(crate) struct ChainSeq<A, B>(std::iter::Chain<A, B>);
+
+impl<T, A, B> Iterator for ChainSeq<A, B>
+where
+    A: Iterator<Item = T>,
+    B: Iterator<Item = T>,
+{
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        self.0.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+
+    #[inline]
+    fn fold<Acc, F: FnMut(Acc, T) -> Acc>(self, init: Acc, f: F) -> Acc {
+        self.0.fold(init, f)
+    }
+}
+
+impl<T, A, B> DoubleEndedIterator for ChainSeq<A, B>
+where
+    A: DoubleEndedIterator<Item = T>,
+    B: DoubleEndedIterator<Item = T>,
+{
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        self.0.next_back()
+    }
+
+    #[inline]
+    fn rfold<Acc, F: FnMut(Acc, T) -> Acc>(self, init: Acc, f: F) -> Acc {
+        self.0.rfold(init, f)
+    }
+}
+
+impl<T, A, B> ExactSizeIterator for ChainSeq<A, B>
+where
+    A: ExactSizeIterator<Item = T>,
+    B: ExactSizeIterator<Item = T>,
+{
 }

@@ -464,6 +464,8 @@ pub struct ChunksMut<'data, T> {
 impl<'data, T: Sync> ParallelIterator for Chunks<'data, T> {
     type Item = &'data [T];
 
+    opt_len_indexed!();
+
     fn drive<C: Consumer<&'data [T]>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })
     }
@@ -484,6 +486,8 @@ impl<'data, T: Sync> IndexedParallelIterator for Chunks<'data, T> {
 
 impl<'data, T: Send> ParallelIterator for ChunksMut<'data, T> {
     type Item = &'data mut [T];
+
+    opt_len_indexed!();
 
     fn drive<C: Consumer<&'data mut [T]>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })

@@ -43,6 +43,10 @@ macro_rules! delegate {
         {
             type Item = <$inner as $crate::iter::ParallelIterator>::Item;
 
+            fn opt_len(&self) -> Option<usize> {
+                self.inner.opt_len()
+            }
+
             fn drive<C: $crate::iter::plumbing::Consumer<Self::Item>>(
                 self,
                 consumer: C,
@@ -411,6 +415,8 @@ pub mod option {
     impl<T: Send> ParallelIterator for IntoIter<T> {
         type Item = T;
 
+        opt_len_indexed!();
+
         fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
             self.with_producer(DriveCallback { consumer })
         }
@@ -549,6 +555,8 @@ pub mod array {
 
     impl<T: Send, const N: usize> ParallelIterator for IntoIter<T, N> {
         type Item = T;
+
+        opt_len_indexed!();
 
         fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
             self.inner.drive(consumer)

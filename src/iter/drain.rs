@@ -79,6 +79,8 @@ impl<T> Owned<'_, T> {
 impl<T: Send> ParallelIterator for Owned<'_, T> {
     type Item = T;
 
+    opt_len_indexed!();
+
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         self.items.drive(consumer)
     }
@@ -145,6 +147,8 @@ impl<'a, T: Send> ParallelDrainRange<usize> for &'a mut Vec<T> {
 
 impl<T: Send> ParallelIterator for Drain<'_, T> {
     type Item = T;
+
+    opt_len_indexed!();
 
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         self.with_producer(crate::iter::DriveCallback { consumer })

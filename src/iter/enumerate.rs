@@ -19,6 +19,8 @@ impl<I> Enumerate<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);
 
+    opt_len_indexed!();
+
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })
     }
@@ -117,6 +119,8 @@ impl<I: Iterator> Iterator for EnumerateIter<I> {
         self.iter.size_hint()
     }
 }
+
+impl<I: ExactSizeIterator> ExactSizeIterator for EnumerateIter<I> {}
 
 impl<I: DoubleEndedIterator> DoubleEndedIterator for EnumerateIter<I> {
     fn next_back(&mut self) -> Option<Self::Item> {

@@ -13,6 +13,8 @@ macro_rules! drive_indexed {
         impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
             type Item = $item;
 
+            opt_len_indexed!();
+
             fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
                 self.with_producer(DriveCallback { consumer })
             }
@@ -345,25 +347,25 @@ impl<I: DoubleEndedIterator> DoubleEndedIterator for StepByIter<I> {
 impl<I: Iterator> ExactSizeIterator for StepByIter<I> {}
 
 /// The iterator of [`IndexedParallelIterator::chunks`]: the items gathered into `Vec`s of
-/// `chunk_size` (the last may be shorter). Named `IterChunks` because [`crate::iter::Chunks`]
-/// is the iterator of slices' `par_chunks`.
+/// `chunk_size` (the last may be shorter). The iterator of slices' `par_chunks` is
+/// [`crate::slice::Chunks`], as in rayon.
 #[derive(Clone, Debug)]
 #[must_use = "parallel iterators do nothing until consumed"]
-pub struct IterChunks<I> {
+pub struct Chunks<I> {
     base: I,
     size: usize,
 }
 
-impl<I> IterChunks<I> {
+impl<I> Chunks<I> {
     pub(crate) fn new(base: I, size: usize) -> Self {
         assert!(size != 0, "chunk_size must not be zero");
-        IterChunks { base, size }
+        Chunks { base, size }
     }
 }
 
-drive_indexed!(IterChunks, Vec<I::Item>);
+drive_indexed!(Chunks, Vec<I::Item>);
 
-impl<I: IndexedParallelIterator> IndexedParallelIterator for IterChunks<I> {
+impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
     fn len(&self) -> usize {
         self.base.len().div_ceil(self.size)
     }
@@ -462,6 +464,8 @@ impl<I: Iterator> Iterator for ChunkIter<I> {
     }
 }
 
+impl<I: Iterator> ExactSizeIterator for ChunkIter<I> {}
+
 impl<I: DoubleEndedIterator> DoubleEndedIterator for ChunkIter<I> {
     fn next_back(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
@@ -519,6 +523,8 @@ where
     T: Send,
 {
     type Item = T;
+
+    opt_len_indexed!();
 
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })
@@ -675,6 +681,13 @@ where
         let n = self.left.div_ceil(self.size);
         (n, Some(n))
     }
+}
+
+impl<I: Iterator, T, ID, F> ExactSizeIterator for FoldChunkIter<'_, I, ID, F>
+where
+    ID: Fn() -> T,
+    F: Fn(T, I::Item) -> T,
+{
 }
 
 impl<I: DoubleEndedIterator, T, ID, F> DoubleEndedIterator for FoldChunkIter<'_, I, ID, F>

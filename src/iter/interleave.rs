@@ -29,6 +29,8 @@ where
 {
     type Item = I::Item;
 
+    opt_len_indexed!();
+
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })
     }
@@ -282,6 +284,8 @@ where
     J: IndexedParallelIterator<Item = I::Item>,
 {
     type Item = I::Item;
+
+    opt_len_indexed!();
 
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         self.inner.drive(consumer)

@@ -30,6 +30,14 @@ where
 {
     type Item = I::Item;
 
+    fn opt_len(&self) -> Option<usize> {
+        // A separator between every two items; `None` past `usize::MAX`.
+        match self.base.opt_len()? {
+            0 => Some(0),
+            n => (n - 1).checked_mul(2)?.checked_add(1),
+        }
+    }
+
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         let Intersperse { base, item } = self;
         // Sharing the separator by reference needs `Sync`; a lock needs only `Send`.

@@ -34,6 +34,10 @@ where
 {
     type Item = R;
 
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
         let Map { base, f } = self;
         base.drive(MapConsumer {
@@ -213,6 +217,10 @@ macro_rules! ref_map {
             T: 'a + $bound + Send + Sync,
         {
             type Item = T;
+
+            fn opt_len(&self) -> Option<usize> {
+                self.base.opt_len()
+            }
 
             fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
                 self.base.map($func::<T> as fn(&T) -> T).drive(consumer)

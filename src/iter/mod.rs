@@ -35,11 +35,21 @@
 //! [`IndexedParallelIterator::for_each_with_report`] reports when each worker finished, for
 //! measuring a schedule's imbalance ([`LoopReport`]).
 
+/// The `opt_len` of a parallel iterator that is indexed wherever it is a parallel iterator:
+/// its length.
+macro_rules! opt_len_indexed {
+    () => {
+        fn opt_len(&self) -> Option<usize> {
+            Some($crate::iter::IndexedParallelIterator::len(self))
+        }
+    };
+}
+
 mod any_order;
 mod blocks;
 mod bridge;
 mod chain;
-mod chunks;
+pub(crate) mod chunks;
 mod collect;
 pub mod collections;
 mod consumers;
@@ -80,7 +90,7 @@ pub use any_order::{FoldChunksWith, PanicFuse, SkipAny, SkipAnyWhile, TakeAny, T
 pub use blocks::{ExponentialBlocks, UniformBlocks};
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chain::Chain;
-pub use chunks::{Chunks, ChunksMut, ParallelSlice, ParallelSliceMut};
+pub use chunks::{ChunksMut, ParallelSlice, ParallelSliceMut};
 pub use collections::{array, option, result};
 pub use deterministic::{deterministic_grain, DETERMINISTIC_MAX_LEAVES, DETERMINISTIC_MIN_LEAF};
 pub use drain::{Drain, ParallelDrainFull, ParallelDrainRange, StringDrain};
@@ -90,7 +100,13 @@ pub use extend::ParallelExtend;
 pub use filter::{Filter, FilterMap};
 pub use flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 pub use fold::Fold;
-pub use indexed::{FoldChunks, IterChunks, Rev, Skip, StepBy, Take};
+pub use indexed::{Chunks, FoldChunks, Rev, Skip, StepBy, Take};
+
+/// The former name of [`Chunks`], the iterator of [`IndexedParallelIterator::chunks`].
+#[deprecated(
+    note = "renamed `Chunks`, as in rayon; slices' `par_chunks` iterator is `slice::Chunks`"
+)]
+pub type IterChunks<I> = Chunks<I>;
 pub use interleave::{Interleave, InterleaveShortest};
 pub use intersperse::Intersperse;
 pub use map::{Cloned, Copied, Map};
@@ -142,6 +158,25 @@ pub trait ParallelIterator: Sized + Send {
     /// Feeds every item to `consumer` and returns its combined result. This is the primitive
     /// the other methods are built on; call it only to write a consumer of your own.
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result;
+
+    /// The number of items, when it is known before the iterator runs: `Some` for every
+    /// [`IndexedParallelIterator`] (its [`len`](IndexedParallelIterator::len)), for a range
+    /// whose length `usize` can count, and for the adapters that keep their base's count
+    /// (`map`, `inspect`, `panic_fuse`, `chain` of two known lengths, …); `None` for the
+    /// others (`filter`, `flat_map`, strings, `par_bridge`, …) and by default.
+    ///
+    /// A parallel iterator of your own that is indexed should answer `Some(self.len())`.
+    ///
+    /// ```
+    /// use hypersteal::prelude::*;
+    ///
+    /// assert_eq!((0..100).into_par_iter().map(|x| x * 2).opt_len(), Some(100));
+    /// assert_eq!((0..100).into_par_iter().filter(|x| x % 2 == 0).opt_len(), None);
+    /// assert_eq!((0..=u64::MAX).into_par_iter().opt_len(), None); // 2^64 items
+    /// ```
+    fn opt_len(&self) -> Option<usize> {
+        None
+    }
 
     /// Applies `f` to every item.
     fn map<F, R>(self, f: F) -> Map<Self, F>
@@ -1036,8 +1071,8 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let v: Vec<Vec<u32>> = (0..5u32).into_par_iter().chunks(2).collect();
     /// assert_eq!(v, [vec![0, 1], vec![2, 3], vec![4]]);
     /// ```
-    fn chunks(self, chunk_size: usize) -> IterChunks<Self> {
-        IterChunks::new(self, chunk_size)
+    fn chunks(self, chunk_size: usize) -> Chunks<Self> {
+        Chunks::new(self, chunk_size)
     }
 
     /// The indices, in order, of the items for which `predicate` holds.

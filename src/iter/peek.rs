@@ -35,6 +35,10 @@ where
 {
     type Item = I::Item;
 
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         let op = &self.op;
         self.base
@@ -95,6 +99,10 @@ where
     F: Fn(&mut I::Item) + Sync + Send,
 {
     type Item = I::Item;
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
 
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         let op = &self.op;
@@ -187,6 +195,8 @@ where
     B: IndexedParallelIterator,
 {
     type Item = (A::Item, B::Item);
+
+    opt_len_indexed!();
 
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.zip.drive(consumer)

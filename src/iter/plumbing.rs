@@ -15,10 +15,16 @@
 //! # A parallel iterator of your own
 //!
 //! An indexed source needs a [`Producer`] and two small impls; [`bridge`] runs it (as rayon's
-//! `plumbing::bridge` does). Differences from rayon's plumbing: a producer's `IntoIter` must be
-//! double-ended but need not be an `ExactSizeIterator`; there is no `fold_with` or
-//! `UnindexedProducer`; and a consumer is shared by every piece (`&self`), so it has no
-//! `split_at`, `into_folder` or reducer, only `consume`, `reduce` and `identity`.
+//! `plumbing::bridge` does). An unindexed one needs an [`UnindexedProducer`], which
+//! [`bridge_unindexed`] runs. What differs from rayon's plumbing is the consumer: one consumer
+//! is shared by every piece (`&self`) and folds a whole piece at once, given as an iterator, so
+//! it has no `split_at`, `split_off_left`, `into_folder`, `Folder` or `Reducer`, only
+//! `consume`, `reduce` and `identity` (and optionally `full` and `consume_at`). The loop driver
+//! decides where pieces are cut at run time (the adaptive schedule splits a running piece
+//! when a worker is idle, and a search orders pieces by their place in the whole loop), so a
+//! consumer that splits itself in advance would have nothing to split on. A producer has no
+//! `fold_with` for the same reason: a piece is folded by its consumer, through
+//! [`Producer::into_iter`].
 //!
 //! ```
 //! use hypersteal::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback};
@@ -95,8 +101,9 @@ use crate::iter::Schedule;
 pub trait Producer: Send + Sized {
     /// The items produced.
     type Item;
-    /// The sequential iterator a piece turns into; it can be run from either end (`rev`).
-    type IntoIter: DoubleEndedIterator<Item = Self::Item>;
+    /// The sequential iterator a piece turns into: it can be run from either end (`rev`), and
+    /// its [`ExactSizeIterator::len`] is the producer's [`Producer::len`].
+    type IntoIter: DoubleEndedIterator<Item = Self::Item> + ExactSizeIterator;
 
     /// The number of items this producer yields.
     fn len(&self) -> usize;
@@ -159,6 +166,98 @@ where
     C: Consumer<P::Item>,
 {
     crate::iter::driver::bridge(producer, &consumer, None)
+}
+
+/// A piece of an unindexed parallel iterator of your own (rayon's `UnindexedProducer`): its
+/// items are not counted in advance, but it can cut itself roughly in two, and it folds its
+/// items with a [`Consumer`]. [`bridge_unindexed`] runs it.
+///
+/// Suits sources that halve cheaply but cannot be indexed: a tree, a range too long for
+/// `usize`, the lines of a buffer. Pieces are halved while the pool's split budget lasts
+/// (about two per worker, refilled when a worker takes a half), so [`split`](Self::split)
+/// should cut as evenly as it cheaply can.
+///
+/// ```
+/// use hypersteal::iter::plumbing::{bridge_unindexed, Consumer, UnindexedProducer};
+/// use hypersteal::prelude::*;
+///
+/// /// The numbers `start..end` that are multiples of 7.
+/// struct Sevens {
+///     start: u64,
+///     end: u64,
+/// }
+///
+/// impl UnindexedProducer for Sevens {
+///     type Item = u64;
+///
+///     fn split(self) -> (Self, Option<Self>) {
+///         if self.end - self.start < 1_000 {
+///             return (self, None);
+///         }
+///         let mid = self.start + (self.end - self.start) / 2;
+///         (Sevens { start: self.start, end: mid }, Some(Sevens { start: mid, end: self.end }))
+///     }
+///
+///     fn fold_with<C: Consumer<u64>>(self, consumer: &C) -> C::Result {
+///         consumer.consume((self.start..self.end).filter(|n| n % 7 == 0))
+///     }
+/// }
+///
+/// struct AllSevens(u64);
+///
+/// impl ParallelIterator for AllSevens {
+///     type Item = u64;
+///
+///     fn drive<C: Consumer<u64>>(self, consumer: C) -> C::Result {
+///         bridge_unindexed(Sevens { start: 0, end: self.0 }, consumer)
+///     }
+/// }
+///
+/// assert_eq!(AllSevens(1_000_000).count(), 142_858);
+/// let first: Vec<u64> = AllSevens(1_000_000).collect::<Vec<_>>()[..3].to_vec();
+/// assert_eq!(first, [0, 7, 14]);
+/// ```
+pub trait UnindexedProducer: Send + Sized {
+    /// The items produced.
+    type Item;
+
+    /// Cuts the piece into two, the first holding the earlier items, or gives it back whole
+    /// (and `None`) when it is not worth cutting.
+    fn split(self) -> (Self, Option<Self>);
+
+    /// Folds the piece's items, in order, with `consumer`: usually one
+    /// [`consume`](Consumer::consume) of an iterator over them. Several calls are allowed
+    /// when their results are combined with [`reduce`](Consumer::reduce), earlier first; a
+    /// long piece may stop early once [`full`](Consumer::full) holds.
+    fn fold_with<C: Consumer<Self::Item>>(self, consumer: &C) -> C::Result;
+}
+
+/// Runs an [`UnindexedProducer`]'s pieces through `consumer` in the current pool (the global
+/// pool outside any), combining the results in order: how an unindexed iterator of your own
+/// implements [`ParallelIterator::drive`](crate::iter::ParallelIterator::drive) (rayon's
+/// `bridge_unindexed`).
+pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: Consumer<P::Item>,
+{
+    crate::iter::divide::bridge_divisible(Unindexed(producer), &consumer)
+}
+
+/// A user's [`UnindexedProducer`] as the halving driver's piece.
+struct Unindexed<P>(P);
+
+impl<P: UnindexedProducer> crate::iter::divide::Divisible for Unindexed<P> {
+    type Item = P::Item;
+
+    fn divide(self) -> (Self, Option<Self>) {
+        let (left, right) = self.0.split();
+        (Unindexed(left), right.map(Unindexed))
+    }
+
+    fn fold_with<C: Consumer<P::Item>>(self, consumer: &C) -> C::Result {
+        self.0.fold_with(consumer)
+    }
 }
 
 /// `iter`, cut short once `full()` holds (a consumer's [`Consumer::full`]): for adapters whose

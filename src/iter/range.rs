@@ -1,12 +1,23 @@
 //! Integer and char ranges (`a..b`, `a..=b`) as parallel iterators: indexed, except the 128-bit
 //! ones (as in rayon).
+//!
+//! `RangeIter<T>` has one `ParallelIterator` impl for every item type and one
+//! `IndexedParallelIterator` impl for the indexed ones, each forwarding to the sealed traits
+//! [`RangeItem`] and [`IndexedRangeItem`]. With one generic impl the compiler can name the item
+//! type before it knows which integer it is, so an unsuffixed literal range such as
+//! `(0..100).into_par_iter()` takes its type from a later use (`.filter(|&x| is_even(x))` with
+//! `is_even(i64)`), and falls back to `i32` when nothing says otherwise, as with rayon.
+//!
+//! A range of the 64-bit or pointer-sized types can hold one item more than `usize` counts
+//! (`0..=u64::MAX`): such a range has no length (`opt_len` is `None`, `len` panics) and is
+//! driven as the 128-bit ones are, by halving.
 
 use crate::iter::divide::{bridge_divisible, Divisible, Stopper};
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
 use crate::iter::{DriveCallback, IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::ops::{Range, RangeInclusive};
 
-/// A parallel iterator over an integer range, from `(a..b).into_par_iter()` or
+/// A parallel iterator over an integer or char range, from `(a..b).into_par_iter()` or
 /// `(a..=b).into_par_iter()`.
 #[derive(Clone, Debug)]
 #[must_use = "parallel iterators do nothing until consumed"]
@@ -27,10 +38,6 @@ mod sealed {
 }
 
 /// The items whose ranges are parallel iterators: every integer type and `char` (sealed).
-///
-/// One generic `IntoParallelIterator` impl for `Range<T>` and `RangeInclusive<T>` over this
-/// trait (rather than one impl per type) lets an unsuffixed literal range such as
-/// `(0..100).into_par_iter()` fall back to `i32`, as with rayon.
 pub trait RangeItem: sealed::Sealed + Sized + Send {
     /// `range` as a parallel iterator.
     #[doc(hidden)]
@@ -38,12 +45,29 @@ pub trait RangeItem: sealed::Sealed + Sized + Send {
     /// `range` as a parallel iterator.
     #[doc(hidden)]
     fn inclusive(range: RangeInclusive<Self>) -> RangeIter<Self>;
+    /// [`ParallelIterator::drive`] of a range of `Self`.
+    #[doc(hidden)]
+    fn drive_range<C: Consumer<Self>>(iter: RangeIter<Self>, consumer: C) -> C::Result;
+    /// [`ParallelIterator::opt_len`] of a range of `Self`.
+    #[doc(hidden)]
+    fn range_opt_len(iter: &RangeIter<Self>) -> Option<usize>;
 }
 
-impl<T: RangeItem> IntoParallelIterator for Range<T>
-where
-    RangeIter<T>: ParallelIterator<Item = T>,
-{
+/// The items whose ranges are indexed parallel iterators: every integer type narrower than
+/// 128 bits, and `char` (sealed).
+pub trait IndexedRangeItem: RangeItem {
+    /// [`IndexedParallelIterator::len`] of a range of `Self`.
+    #[doc(hidden)]
+    fn range_len(iter: &RangeIter<Self>) -> usize;
+    /// [`IndexedParallelIterator::with_producer`] of a range of `Self`.
+    #[doc(hidden)]
+    fn range_with_producer<CB: ProducerCallback<Self>>(
+        iter: RangeIter<Self>,
+        callback: CB,
+    ) -> CB::Output;
+}
+
+impl<T: RangeItem> IntoParallelIterator for Range<T> {
     type Iter = RangeIter<T>;
     type Item = T;
 
@@ -52,10 +76,7 @@ where
     }
 }
 
-impl<T: RangeItem> IntoParallelIterator for RangeInclusive<T>
-where
-    RangeIter<T>: ParallelIterator<Item = T>,
-{
+impl<T: RangeItem> IntoParallelIterator for RangeInclusive<T> {
     type Iter = RangeIter<T>;
     type Item = T;
 
@@ -63,6 +84,45 @@ where
         T::inclusive(self)
     }
 }
+
+impl<T: RangeItem> ParallelIterator for RangeIter<T> {
+    type Item = T;
+
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        T::drive_range(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        T::range_opt_len(self)
+    }
+}
+
+impl<T: IndexedRangeItem> IndexedParallelIterator for RangeIter<T> {
+    fn len(&self) -> usize {
+        T::range_len(self)
+    }
+
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        T::range_with_producer(self, callback)
+    }
+}
+
+/// The number of items of `range` and `last`, if `usize` can count them.
+macro_rules! count {
+    ($range:expr, $last:expr) => {{
+        let Range { start, end } = $range;
+        let head = if end > start {
+            end.abs_diff(start) as u128
+        } else {
+            0
+        };
+        let count = head.checked_add(u128::from($last.is_some()));
+        count.and_then(|count| usize::try_from(count).ok())
+    }};
+}
+
+/// What a range whose length `usize` cannot count says when asked for its length.
+const TOO_LONG: &str = "the parallel range holds more than usize::MAX items, so it has no length";
 
 macro_rules! range_impls {
     ($($t:ty),*) => {$(
@@ -83,43 +143,51 @@ macro_rules! range_impls {
                     RangeIter { range: start..end + 1, last: None }
                 }
             }
-        }
 
-        impl ParallelIterator for RangeIter<$t> {
-            type Item = $t;
+            fn drive_range<C: Consumer<$t>>(iter: RangeIter<$t>, consumer: C) -> C::Result {
+                if Self::range_opt_len(&iter).is_some() {
+                    iter.with_producer(DriveCallback { consumer })
+                } else {
+                    bridge_divisible(RangeProducer { range: iter.range, last: iter.last }, &consumer)
+                }
+            }
 
-            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
-                self.with_producer(DriveCallback { consumer })
+            fn range_opt_len(iter: &RangeIter<$t>) -> Option<usize> {
+                count!(iter.range.clone(), iter.last)
             }
         }
 
-        impl IndexedParallelIterator for RangeIter<$t> {
-            fn len(&self) -> usize {
-                range_len(self.range.start as i128, self.range.end as i128)
-                    + usize::from(self.last.is_some())
+        impl IndexedRangeItem for $t {
+            fn range_len(iter: &RangeIter<$t>) -> usize {
+                Self::range_opt_len(iter).expect(TOO_LONG)
             }
 
-            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
-                callback.callback(RangeProducer { range: self.range, last: self.last })
+            fn range_with_producer<CB: ProducerCallback<$t>>(
+                iter: RangeIter<$t>,
+                callback: CB,
+            ) -> CB::Output {
+                Self::range_len(&iter);
+                callback.callback(RangeProducer { range: iter.range, last: iter.last })
             }
         }
 
         impl Producer for RangeProducer<$t> {
             type Item = $t;
-            type IntoIter = std::iter::Chain<Range<$t>, std::option::IntoIter<$t>>;
+            type IntoIter = RangeSeq<$t>;
 
             fn len(&self) -> usize {
-                range_len(self.range.start as i128, self.range.end as i128)
-                    + usize::from(self.last.is_some())
+                count!(self.range.clone(), self.last).expect(TOO_LONG)
             }
 
             fn split_at(self, index: usize) -> (Self, Self) {
-                let head = range_len(self.range.start as i128, self.range.end as i128);
+                let head = count!(self.range.clone(), None::<$t>).expect(TOO_LONG);
                 if index > head {
                     // Only `last` lies beyond `range`; index == len.
                     let end = RangeProducer { range: self.range.end..self.range.end, last: None };
                     return (self, end);
                 }
+                // `start + index` lies within the range, so it is a `$t`, although `index`
+                // itself may not be (-100i8..100 split at 150).
                 let mid = (self.range.start as i128 + index as i128) as $t;
                 (
                     RangeProducer { range: self.range.start..mid, last: None },
@@ -127,20 +195,76 @@ macro_rules! range_impls {
                 )
             }
 
-            fn into_iter(self) -> Self::IntoIter {
-                self.range.chain(self.last)
+            fn into_iter(self) -> RangeSeq<$t> {
+                RangeSeq { range: self.range, last: self.last }
             }
         }
+
+        impl ExactSizeIterator for RangeSeq<$t> {}
     )*};
 }
 
 range_impls!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
-fn range_len(start: i128, end: i128) -> usize {
-    if end <= start {
-        return 0;
+/// The sequential iterator of a piece of a range: `range`, then `last`.
+pub(crate) struct RangeSeq<T> {
+    range: Range<T>,
+    last: Option<T>,
+}
+
+impl<T> Iterator for RangeSeq<T>
+where
+    Range<T>: Iterator<Item = T>,
+{
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        match self.range.next() {
+            None => self.last.take(),
+            item => item,
+        }
     }
-    usize::try_from(end - start).expect("a parallel range has at most usize::MAX items")
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let (low, high) = self.range.size_hint();
+        let last = usize::from(self.last.is_some());
+        (
+            low.saturating_add(last),
+            high.and_then(|h| h.checked_add(last)),
+        )
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, T) -> B>(self, init: B, mut f: F) -> B {
+        let acc = self.range.fold(init, &mut f);
+        match self.last {
+            Some(last) => f(acc, last),
+            None => acc,
+        }
+    }
+}
+
+impl<T> DoubleEndedIterator for RangeSeq<T>
+where
+    Range<T>: DoubleEndedIterator<Item = T>,
+{
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        match self.last.take() {
+            None => self.range.next_back(),
+            last => last,
+        }
+    }
+
+    #[inline]
+    fn rfold<B, F: FnMut(B, T) -> B>(self, init: B, mut f: F) -> B {
+        let acc = match self.last {
+            Some(last) => f(init, last),
+            None => init,
+        };
+        self.range.rfold(acc, f)
+    }
 }
 
 /// 128-bit ranges may hold more than `usize::MAX` items, so, as in rayon, they are unindexed:
@@ -162,16 +286,23 @@ macro_rules! wide_range_impls {
                     RangeIter { range: start..end, last: Some(end) }
                 }
             }
-        }
 
-        impl ParallelIterator for RangeIter<$t> {
-            type Item = $t;
+            fn drive_range<C: Consumer<$t>>(iter: RangeIter<$t>, consumer: C) -> C::Result {
+                bridge_divisible(RangeProducer { range: iter.range, last: iter.last }, &consumer)
+            }
 
-            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
-                bridge_divisible(RangeProducer { range: self.range, last: self.last }, &consumer)
+            fn range_opt_len(iter: &RangeIter<$t>) -> Option<usize> {
+                count!(iter.range.clone(), iter.last)
             }
         }
+    )*};
+}
 
+wide_range_impls!(u128, i128);
+
+/// Halving, for the 128-bit ranges and for the few others too long for `usize` to count.
+macro_rules! divisible_range_impls {
+    ($($t:ty),*) => {$(
         impl Divisible for RangeProducer<$t> {
             type Item = $t;
 
@@ -212,7 +343,7 @@ macro_rules! wide_range_impls {
     )*};
 }
 
-wide_range_impls!(u128, i128);
+divisible_range_impls!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, u128, i128);
 
 /// A char's position among the chars: its code point, less the surrogate gap for those above it.
 fn char_position(c: char) -> u32 {
@@ -256,6 +387,14 @@ impl RangeItem for char {
             }
         }
     }
+
+    fn drive_range<C: Consumer<char>>(iter: RangeIter<char>, consumer: C) -> C::Result {
+        iter.with_producer(DriveCallback { consumer })
+    }
+
+    fn range_opt_len(iter: &RangeIter<char>) -> Option<usize> {
+        Some(iter.char_positions().len())
+    }
 }
 
 impl RangeIter<char> {
@@ -270,22 +409,17 @@ impl RangeIter<char> {
     }
 }
 
-impl ParallelIterator for RangeIter<char> {
-    type Item = char;
-
-    fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
-        self.with_producer(DriveCallback { consumer })
-    }
-}
-
-impl IndexedParallelIterator for RangeIter<char> {
-    fn len(&self) -> usize {
-        self.char_positions().len()
+impl IndexedRangeItem for char {
+    fn range_len(iter: &RangeIter<char>) -> usize {
+        iter.char_positions().len()
     }
 
-    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+    fn range_with_producer<CB: ProducerCallback<char>>(
+        iter: RangeIter<char>,
+        callback: CB,
+    ) -> CB::Output {
         callback.callback(CharProducer(RangeProducer {
-            range: self.char_positions(),
+            range: iter.char_positions(),
             last: None,
         }))
     }

@@ -29,6 +29,13 @@ where
 {
     type Item = L::Item;
 
+    fn opt_len(&self) -> Option<usize> {
+        match self {
+            Either::Left(l) => l.opt_len(),
+            Either::Right(r) => r.opt_len(),
+        }
+    }
+
     fn drive<C: Consumer<L::Item>>(self, consumer: C) -> C::Result {
         match self {
             Either::Left(l) => l.drive(consumer),

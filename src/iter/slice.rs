@@ -98,6 +98,8 @@ impl<'data, T: Send + 'data, const N: usize> IntoParallelIterator for &'data mut
 impl<'data, T: Sync + 'data> ParallelIterator for Iter<'data, T> {
     type Item = &'data T;
 
+    opt_len_indexed!();
+
     fn drive<C: Consumer<&'data T>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })
     }
@@ -115,6 +117,8 @@ impl<'data, T: Sync + 'data> IndexedParallelIterator for Iter<'data, T> {
 
 impl<'data, T: Send + 'data> ParallelIterator for IterMut<'data, T> {
     type Item = &'data mut T;
+
+    opt_len_indexed!();
 
     fn drive<C: Consumer<&'data mut T>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })

@@ -21,6 +21,8 @@ macro_rules! indexed_slice_iterator {
         impl<'data, T: $bound> ParallelIterator for $name<'data, T> {
             type Item = $item;
 
+            opt_len_indexed!();
+
             fn drive<C: Consumer<$item>>(self, consumer: C) -> C::Result {
                 self.with_producer(DriveCallback { consumer })
             }
@@ -139,6 +141,8 @@ impl<T, const N: usize> Clone for ArrayWindows<'_, T, N> {
 
 impl<'data, T: Sync, const N: usize> ParallelIterator for ArrayWindows<'data, T, N> {
     type Item = &'data [T; N];
+
+    opt_len_indexed!();
 
     fn drive<C: Consumer<&'data [T; N]>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })

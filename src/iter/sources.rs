@@ -29,6 +29,8 @@ pub struct Empty<T> {
 impl<T: Send> ParallelIterator for Empty<T> {
     type Item = T;
 
+    opt_len_indexed!();
+
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         consumer.identity()
     }
@@ -66,6 +68,8 @@ pub struct Once<T> {
 
 impl<T: Send> ParallelIterator for Once<T> {
     type Item = T;
+
+    opt_len_indexed!();
 
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         self.inner.drive(consumer)
@@ -120,6 +124,8 @@ pub struct RepeatN<T> {
 
 impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
     type Item = T;
+
+    opt_len_indexed!();
 
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })

@@ -58,6 +58,8 @@ macro_rules! tuning_iter {
         impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
             type Item = I::Item;
 
+            opt_len_indexed!();
+
             fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
                 self.with_producer(DriveCallback { consumer })
             }

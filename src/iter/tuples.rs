@@ -88,6 +88,8 @@ macro_rules! multizip {
         {
             type Item = ($($T::Item,)+);
 
+            opt_len_indexed!();
+
             fn drive<CONS: Consumer<Self::Item>>(self, consumer: CONS) -> CONS::Result {
                 self.nested().drive(consumer)
             }

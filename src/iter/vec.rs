@@ -41,6 +41,8 @@ impl<T: Send> IntoParallelIterator for Box<[T]> {
 impl<T: Send> ParallelIterator for IntoIter<T> {
     type Item = T;
 
+    opt_len_indexed!();
+
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })
     }

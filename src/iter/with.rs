@@ -97,6 +97,10 @@ where
 {
     type Item = R;
 
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
         let MapWith { base, item, f } = self;
         base.drive(MapStateConsumer {
@@ -136,6 +140,10 @@ where
     R: Send,
 {
     type Item = R;
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
 
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
         let MapInit { base, init, f } = self;
@@ -410,6 +418,13 @@ impl<I: Iterator, T, F: Fn(&mut T, I::Item) -> R, R> Iterator for MapStateIter<'
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.iter.size_hint()
     }
+}
+
+impl<I, T, F, R> ExactSizeIterator for MapStateIter<'_, I, T, F>
+where
+    I: ExactSizeIterator,
+    F: Fn(&mut T, I::Item) -> R,
+{
 }
 
 impl<I, T, F, R> DoubleEndedIterator for MapStateIter<'_, I, T, F>

@@ -24,6 +24,8 @@ where
 {
     type Item = (A::Item, B::Item);
 
+    opt_len_indexed!();
+
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })
     }
@@ -157,6 +159,8 @@ impl<A: Iterator, B: Iterator> Iterator for ZipIter<A, B> {
         (la.min(lb), high)
     }
 }
+
+impl<A: ExactSizeIterator, B: ExactSizeIterator> ExactSizeIterator for ZipIter<A, B> {}
 
 impl<A: DoubleEndedIterator, B: DoubleEndedIterator> DoubleEndedIterator for ZipIter<A, B> {
     fn next_back(&mut self) -> Option<Self::Item> {
