@@ -19,6 +19,23 @@ use std::ops::{Range, RangeInclusive};
 
 /// A parallel iterator over an integer or char range, from `(a..b).into_par_iter()` or
 /// `(a..=b).into_par_iter()`.
+///
+/// Indexed for every item type narrower than 128 bits, so it zips, reverses and collects in
+/// place; [`opt_len`](ParallelIterator::opt_len) is `None` only for a range longer than
+/// `usize::MAX` (`0..=u64::MAX`, which runs unindexed, as 128-bit ranges do).
+///
+/// ```
+/// use hypersteal::prelude::*;
+///
+/// fn is_square(n: u64) -> bool {
+///     n.isqrt().pow(2) == n
+/// }
+///
+/// // The literal range is a range of `u64`, from `is_square`'s argument.
+/// let squares: Vec<_> = (1..=100).into_par_iter().filter(|&n| is_square(n)).collect();
+/// assert_eq!(squares.len(), 10);
+/// assert_eq!(('a'..='e').into_par_iter().rev().collect::<String>(), "edcba");
+/// ```
 #[derive(Clone, Debug)]
 #[must_use = "parallel iterators do nothing until consumed"]
 pub struct RangeIter<T> {
@@ -166,6 +183,7 @@ macro_rules! range_impls {
                 iter: RangeIter<$t>,
                 callback: CB,
             ) -> CB::Output {
+                // Panics, saying why, for a range too long to index, before any producer.
                 Self::range_len(&iter);
                 callback.callback(RangeProducer { range: iter.range, last: iter.last })
             }
