@@ -125,6 +125,55 @@ fn postfix(n: u32, size: u32, out: &mut Vec<u32>) {
     out.push(n);
 }
 
+/// Leaves of the comb are `LEAF + n`.
+const LEAF: u32 = 1 << 30;
+
+/// The children of `n` in a comb of `depth` spine nodes `0..depth`: spine node `n` has a leaf
+/// (`LEAF + n`) and then the next spine node; the last spine node and the leaves have none. A
+/// tree as deep as it is long.
+fn comb_children(depth: u32, n: u32) -> Vec<u32> {
+    if n < LEAF && n + 1 < depth {
+        vec![LEAF + n, n + 1]
+    } else {
+        Vec::new()
+    }
+}
+
+#[test]
+fn deep_tree_walks_run_without_recursing_on_the_thread_stack() {
+    in_every_pool("deep walk_tree", |pool, what| {
+        pool.install(|| {
+            let depth = 200_000u32;
+            let children = move |n: &u32| comb_children(depth, *n);
+            // Prefix: 0, leaf 0, 1, leaf 1, ..., depth - 1.
+            let want: Vec<u32> = (0..depth - 1)
+                .flat_map(|n| [n, LEAF + n])
+                .chain([depth - 1])
+                .collect();
+            let got: Vec<u32> = iter::walk_tree_prefix(0u32, children).collect();
+            assert!(got == want, "{what}: prefix of the comb");
+            // Postfix: every leaf, then the spine from the bottom up.
+            let want: Vec<u32> = (0..depth - 1)
+                .map(|n| LEAF + n)
+                .chain((0..depth).rev())
+                .collect();
+            let got: Vec<u32> = iter::walk_tree_postfix(0u32, children).collect();
+            assert!(got == want, "{what}: postfix of the comb");
+            // Searches take the walks' items one at a time.
+            let found = iter::walk_tree_postfix(0u32, children).find_first(|&n| n < LEAF);
+            assert_eq!(
+                found,
+                Some(depth - 1),
+                "{what}: first spine node in postfix"
+            );
+            let found = iter::walk_tree_prefix(0u32, children).find_last(|&n| n >= LEAF);
+            assert_eq!(found, Some(LEAF + depth - 2), "{what}: last leaf in prefix");
+            let count = iter::walk_tree_postfix(0u32, children).count();
+            assert_eq!(count as u32, 2 * depth - 1, "{what}: count");
+        });
+    });
+}
+
 #[test]
 fn tree_walks_visit_every_node_once_in_their_order() {
     in_every_pool("walk_tree", |pool, what| {

@@ -4,7 +4,10 @@
 //! A piece is a forest of subtrees still to walk, in order, plus nodes already expanded that
 //! must come before it (prefix) or after it (postfix). A piece of two or more subtrees splits
 //! between them; a piece of one subtree first expands its root (descending while there is only
-//! one child). A piece that is no longer split walks its forest sequentially with a stack.
+//! one child). A piece that is no longer split walks its forest sequentially: folded whole
+//! (`sum`, `collect`, `for_each`), by recursion down to [`RECURSION`] levels and with an
+//! explicit stack below them; taken item by item (searches), with the explicit stack. The walk
+//! allocates nothing per node (only its stack grows), whatever `children_of` returns.
 
 use crate::iter::divide::{bridge_divisible, Divisible};
 use crate::iter::plumbing::Consumer;
@@ -135,29 +138,203 @@ where
     fn fold_with<C: Consumer<S>>(self, consumer: &C) -> C::Result {
         let children_of = self.children_of;
         if self.postfix {
-            // Each stack entry says whether the node's children are already on the stack.
-            let mut stack: Vec<(S, bool)> =
-                self.forest.into_iter().rev().map(|s| (s, false)).collect();
-            let walk = std::iter::from_fn(move || loop {
-                let (node, expanded) = stack.pop()?;
-                if expanded {
-                    return Some(node);
-                }
-                let children: Vec<S> = children_of(&node).into_iter().collect();
-                stack.push((node, true));
-                stack.extend(children.into_iter().rev().map(|c| (c, false)));
-            });
+            let walk = PostfixWalk {
+                roots: self.forest.into_iter(),
+                stack: Vec::new(),
+                children_of,
+            };
             consumer.consume(walk.chain(self.done.into_iter().rev()))
         } else {
-            let mut stack: Vec<S> = self.forest.into_iter().rev().collect();
-            let walk = std::iter::from_fn(move || {
-                let node = stack.pop()?;
-                let children: Vec<S> = children_of(&node).into_iter().collect();
-                stack.extend(children.into_iter().rev());
-                Some(node)
-            });
+            let walk = PrefixWalk {
+                stack: self.forest.into_iter().rev().collect(),
+                children_of,
+            };
             consumer.consume(self.done.into_iter().chain(walk))
         }
+    }
+}
+
+/// How many levels a sequential walk's `fold` descends by recursion before it goes on with
+/// an explicit stack: enough for the trees that are wide rather than deep to run without
+/// one, few enough that a deep tree cannot overflow the thread's stack.
+const RECURSION: u32 = 48;
+
+/// A sequential prefix walk of a forest: the stack holds the subtrees still to walk, the next
+/// on top; a node comes out as it is taken off, and its children go on in its place.
+struct PrefixWalk<'b, S, B> {
+    stack: Vec<S>,
+    children_of: &'b B,
+}
+
+impl<S, B, I> PrefixWalk<'_, S, B>
+where
+    B: Fn(&S) -> I,
+    I: IntoIterator<Item = S>,
+{
+    /// Puts `node`'s children on the stack, the first on top: appended, then the appended part
+    /// reversed in place, so that they cost no allocation of their own.
+    #[inline]
+    fn expand(&mut self, node: &S) {
+        let children = (self.children_of)(node);
+        self.expand_into(children);
+    }
+
+    /// Puts `children` on the stack, the first on top.
+    #[inline]
+    fn expand_into(&mut self, children: I) {
+        let base = self.stack.len();
+        self.stack.extend(children);
+        self.stack[base..].reverse();
+    }
+
+    /// Folds the subtree under `node` in prefix order, recursing `depth` more levels; the
+    /// subtrees below that go on the stack (above what it held), and are walked from there.
+    fn fold_subtree<A, F: FnMut(A, S) -> A>(
+        &mut self,
+        node: S,
+        acc: A,
+        f: &mut F,
+        depth: u32,
+    ) -> A {
+        let children = (self.children_of)(&node);
+        let mut acc = f(acc, node);
+        if depth == 0 {
+            let base = self.stack.len();
+            self.expand_into(children);
+            while self.stack.len() > base {
+                let node = self.stack.pop().expect("the stack holds more than `base`");
+                self.expand(&node);
+                acc = f(acc, node);
+            }
+        } else {
+            for child in children {
+                acc = self.fold_subtree(child, acc, f, depth - 1);
+            }
+        }
+        acc
+    }
+}
+
+impl<S, B, I> Iterator for PrefixWalk<'_, S, B>
+where
+    B: Fn(&S) -> I,
+    I: IntoIterator<Item = S>,
+{
+    type Item = S;
+
+    fn next(&mut self) -> Option<S> {
+        let node = self.stack.pop()?;
+        self.expand(&node);
+        Some(node)
+    }
+
+    // The same walk as `next` (`sum`, `for_each`, `collect` come here), recursive down to
+    // `RECURSION` levels below each subtree on the stack.
+    fn fold<A, F: FnMut(A, S) -> A>(mut self, mut acc: A, mut f: F) -> A {
+        while let Some(node) = self.stack.pop() {
+            acc = self.fold_subtree(node, acc, &mut f, RECURSION);
+        }
+        acc
+    }
+}
+
+/// A sequential postfix walk of a forest, depth first: each stack frame is a node with the
+/// iterator of its children not walked yet; a node comes out once its last child's subtree
+/// has. Each node is pushed and popped once; `fold` recurses instead, down to [`RECURSION`]
+/// levels, so that a deep tree cannot overflow the thread's stack.
+struct PostfixWalk<'b, S, R, B, C> {
+    roots: R,
+    stack: Vec<(S, C)>,
+    children_of: &'b B,
+}
+
+impl<S, R, B, I> Iterator for PostfixWalk<'_, S, R, B, I::IntoIter>
+where
+    R: Iterator<Item = S>,
+    B: Fn(&S) -> I,
+    I: IntoIterator<Item = S>,
+{
+    type Item = S;
+
+    fn next(&mut self) -> Option<S> {
+        loop {
+            let child = match self.stack.last_mut() {
+                Some((_, children)) => children.next(),
+                None => Some(self.roots.next()?),
+            };
+            match child {
+                Some(child) => {
+                    let grandchildren = (self.children_of)(&child).into_iter();
+                    self.stack.push((child, grandchildren));
+                }
+                None => return self.stack.pop().map(|(node, _)| node),
+            }
+        }
+    }
+
+    // The same walk as `next` (`sum`, `for_each`, `collect` come here), recursive down to
+    // `RECURSION` levels below each root.
+    fn fold<A, F: FnMut(A, S) -> A>(mut self, acc: A, mut f: F) -> A {
+        // What `next` left on the stack first, then the other roots.
+        let mut acc = self.fold_stack_down_to(0, acc, &mut f);
+        while let Some(root) = self.roots.next() {
+            acc = self.fold_subtree(root, acc, &mut f, RECURSION);
+        }
+        acc
+    }
+}
+
+impl<S, R, B, I> PostfixWalk<'_, S, R, B, I::IntoIter>
+where
+    B: Fn(&S) -> I,
+    I: IntoIterator<Item = S>,
+{
+    /// Folds the subtree under `node` in postfix order, recursing `depth` more levels; below
+    /// that, the subtree is walked with frames on the stack (above what it held).
+    fn fold_subtree<A, F: FnMut(A, S) -> A>(
+        &mut self,
+        node: S,
+        acc: A,
+        f: &mut F,
+        depth: u32,
+    ) -> A {
+        let children = (self.children_of)(&node).into_iter();
+        if depth == 0 {
+            let base = self.stack.len();
+            self.stack.push((node, children));
+            return self.fold_stack_down_to(base, acc, f);
+        }
+        let mut acc = acc;
+        for child in children {
+            acc = self.fold_subtree(child, acc, f, depth - 1);
+        }
+        f(acc, node)
+    }
+
+    /// Walks the frames above the first `base` on the stack to their end.
+    fn fold_stack_down_to<A, F: FnMut(A, S) -> A>(
+        &mut self,
+        base: usize,
+        mut acc: A,
+        f: &mut F,
+    ) -> A {
+        while self.stack.len() > base {
+            let (_, children) = self
+                .stack
+                .last_mut()
+                .expect("the stack holds more than `base`");
+            match children.next() {
+                Some(child) => {
+                    let grandchildren = (self.children_of)(&child).into_iter();
+                    self.stack.push((child, grandchildren));
+                }
+                None => {
+                    let (node, _) = self.stack.pop().expect("the stack holds more than `base`");
+                    acc = f(acc, node);
+                }
+            }
+        }
+        acc
     }
 }
 
