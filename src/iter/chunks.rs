@@ -398,7 +398,7 @@ pub trait ParallelSliceMut<T: Send> {
     }
 
     /// Sorts the slice in parallel, not necessarily keeping equal elements in order: a
-    /// three-way quicksort with its sides sorted in parallel (no scratch buffer).
+    /// quicksort with its sides sorted in parallel (no scratch buffer).
     ///
     /// ```
     /// use hypersteal::prelude::*;

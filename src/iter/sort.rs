@@ -1,6 +1,6 @@
 //! The parallel sorts behind `ParallelSliceMut::par_sort*`: a stable merge sort whose merges are
-//! themselves split in parallel, and an unstable three-way quicksort whose two sides are sorted
-//! in parallel. Both first check whether the slice is already in order or in strictly
+//! themselves split in parallel, and an unstable quicksort whose two sides are sorted in
+//! parallel, partitioning in blocks without a branch on the comparisons ([`block_partition`]). Both first check whether the slice is already in order or in strictly
 //! descending order ([`presorted`]): such input is left as it is or reversed, in one pass; then
 //! whether it is in order but for a few elements, which one pass moves into place
 //! ([`nearly_sorted`]). The stable sort's merges copy two runs that are already in order
@@ -420,9 +420,9 @@ unsafe fn merge<T, F>(
     drop(rest);
 }
 
-/// Sorts `v` by `compare`, not necessarily stably, in parallel: a three-way quicksort (elements
-/// less than, equal to and greater than a median-of-three pivot) whose sides are sorted with
-/// `join`. Past `2 log2(n)` levels a side is heapsorted, so adversarial inputs cannot make it
+/// Sorts `v` by `compare`, not necessarily stably, in parallel: a quicksort (elements less than
+/// a median-of-three pivot, then the others; the pivot's equals apart when nothing is less, see
+/// [`partition`]) whose sides are sorted with `join`. Past `2 log2(n)` levels a side is heapsorted, so adversarial inputs cannot make it
 /// quadratic.
 pub(crate) fn par_quicksort<T, F>(v: &mut [T], compare: &F)
 where
@@ -454,7 +454,7 @@ where
     );
 }
 
-/// A quicksort on one thread: a median-of-three pivot, a branch-free two-way partition, a
+/// A quicksort on one thread: a median-of-three pivot, a partition in blocks ([`partition`]), a
 /// second pass that gathers the pivot's equals when a partition puts nothing before the pivot
 /// (so runs of equal elements cost linear time), insertion below [`INSERTION`] elements and a
 /// heapsort once `limit` levels are used up.
@@ -472,28 +472,7 @@ where
             return;
         }
         limit -= 1;
-        let slice = std::mem::take(&mut v);
-        let m = median_of_three(slice, compare);
-        slice.swap(0, m);
-        // slice[1..=mid] < pivot (slice[0]), slice[mid + 1..] not.
-        let mid = {
-            let (head, tail) = slice.split_at_mut(1);
-            partition_by(tail, &head[0], |x, p| compare(x, p) == Ordering::Less)
-        };
-        if mid == 0 {
-            // Nothing is less than the pivot: gather its equals (not greater than it) after
-            // it, and go on with only what is greater.
-            let equal = {
-                let (head, tail) = slice.split_at_mut(1);
-                partition_by(tail, &head[0], |x, p| compare(p, x) != Ordering::Less)
-            };
-            v = &mut slice[1 + equal..];
-            continue;
-        }
-        // The pivot goes between the sides.
-        slice.swap(0, mid);
-        let (left, rest) = slice.split_at_mut(mid);
-        let right = &mut rest[1..];
+        let (left, right) = partition(std::mem::take(&mut v), compare);
         // Recurse into the shorter side, loop on the longer: the stack stays O(log n).
         if left.len() < right.len() {
             seq_quicksort(left, compare, limit);
@@ -516,6 +495,67 @@ fn partition_by<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> bool) 
         first += usize::from(moves);
     }
     first
+}
+
+/// Elements examined at a time from each end by [`block_partition`]; their offsets fit a `u8`.
+const BLOCK: usize = 128;
+
+/// Moves the elements of `v` for which `goes_first(x, pivot)` holds to the front and returns
+/// how many there are, as [`partition_by`] does, with fewer moves and no branch on the answers
+/// while comparing: it takes a block of [`BLOCK`] elements from each end, notes (without
+/// branching) the offsets of the misplaced ones, those of the front block that do not go
+/// first and those of the back block that do, and swaps them in pairs; a block all of whose
+/// misplaced elements have been swapped away is done, and the next one from that end is
+/// examined. Fewer than two blocks' worth in the middle are left to [`partition_by`].
+///
+/// Everything before `front` goes first and nothing from `back` on does; the two blocks
+/// `front..front + BLOCK` and `back - BLOCK..back` never overlap, since the loop runs only while
+/// two blocks fit between them. Only swaps move elements, so `v` is a permutation of itself
+/// whenever `goes_first` is called (and if it panics), and the loop ends whatever it answers:
+/// every round finishes a block at one end at least.
+fn block_partition<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> bool) -> usize {
+    let (mut front, mut back) = (0, v.len());
+    // Offsets of misplaced elements in the current front and back blocks; `*_done` of them
+    // have been swapped, `*_len` were found.
+    let mut front_offsets = [0u8; BLOCK];
+    let mut back_offsets = [0u8; BLOCK];
+    let (mut front_done, mut front_len) = (0, 0);
+    let (mut back_done, mut back_len) = (0, 0);
+    while back - front >= 2 * BLOCK {
+        if front_done == front_len {
+            front_done = 0;
+            front_len = 0;
+            for (i, x) in v[front..front + BLOCK].iter().enumerate() {
+                front_offsets[front_len] = i as u8;
+                front_len += usize::from(!goes_first(x, pivot));
+            }
+        }
+        if back_done == back_len {
+            back_done = 0;
+            back_len = 0;
+            for (i, x) in v[back - BLOCK..back].iter().rev().enumerate() {
+                back_offsets[back_len] = i as u8;
+                back_len += usize::from(goes_first(x, pivot));
+            }
+        }
+        let pairs = (front_len - front_done).min(back_len - back_done);
+        for k in 0..pairs {
+            let a = front + usize::from(front_offsets[front_done + k]);
+            let b = back - 1 - usize::from(back_offsets[back_done + k]);
+            v.swap(a, b);
+        }
+        front_done += pairs;
+        back_done += pairs;
+        if front_done == front_len {
+            front += BLOCK;
+        }
+        if back_done == back_len {
+            back -= BLOCK;
+        }
+    }
+    // A block still holding misplaced elements lies within `front..back` and is partitioned
+    // again with the rest.
+    front + partition_by(&mut v[front..back], pivot, goes_first)
 }
 
 /// The index of the median of the elements at a quarter, a half and three quarters of `v`.
@@ -542,37 +582,32 @@ where
     }
 }
 
-/// Three-way partition of `v` (at least 3 elements) around a median-of-three pivot, by swaps
-/// only; returns the elements less than the pivot and those greater. Every step moves `i` up
-/// or `gt` down, so it ends whatever the comparisons answer.
+/// Partitions `v` (more than [`INSERTION`] elements) around a median-of-three pivot, by swaps
+/// only; returns the elements less than the pivot and those not less, without the pivot. When
+/// nothing is less, the pivot's equals are gathered too and left out, so that runs of equal
+/// elements cost linear time (the first side is then empty).
 fn partition<'v, T, F>(v: &'v mut [T], compare: &F) -> (&'v mut [T], &'v mut [T])
 where
     F: Fn(&T, &T) -> Ordering,
 {
-    let n = v.len();
     let m = median_of_three(v, compare);
     v.swap(0, m);
-    // v[1..lt] < pivot, v[lt..i] == pivot, v[gt..] > pivot.
-    let (mut lt, mut i, mut gt) = (1, 1, n);
-    while i < gt {
-        match compare(&v[i], &v[0]) {
-            Ordering::Less => {
-                v.swap(lt, i);
-                lt += 1;
-                i += 1;
-            }
-            Ordering::Equal => i += 1,
-            Ordering::Greater => {
-                gt -= 1;
-                v.swap(i, gt);
-            }
-        }
+    let mid = {
+        let (head, tail) = v.split_at_mut(1);
+        block_partition(tail, &head[0], |x, p| compare(x, p) == Ordering::Less)
+    };
+    if mid == 0 {
+        let equal = {
+            let (head, tail) = v.split_at_mut(1);
+            block_partition(tail, &head[0], |x, p| compare(p, x) != Ordering::Less)
+        };
+        let (left, rest) = v.split_at_mut(0);
+        return (left, &mut rest[1 + equal..]);
     }
-    // Put the pivot among its equals: v[..lt - 1] < pivot, v[lt - 1..gt] == pivot.
-    v.swap(0, lt - 1);
-    let (left, rest) = v.split_at_mut(lt - 1);
-    let right = &mut rest[gt - (lt - 1)..];
-    (left, right)
+    // The pivot goes between the sides.
+    v.swap(0, mid);
+    let (left, rest) = v.split_at_mut(mid);
+    (left, &mut rest[1..])
 }
 
 /// Heapsort by `compare` (a max-heap; sift-downs are bounded by the heap's depth).
