@@ -559,6 +559,11 @@ fn opt_len_is_the_count_known_before_the_run() {
             evens().intersperse(&0).opt_len(),
             None,
         ),
+        (
+            "intersperse past usize::MAX",
+            (0..u64::MAX).into_par_iter().intersperse(0).opt_len(),
+            None,
+        ),
         ("zip", v.par_iter().zip(0..40u8).opt_len(), Some(40)),
         ("step_by", v.par_iter().step_by(3).opt_len(), Some(34)),
         ("chunks", v.par_iter().chunks(7).opt_len(), Some(15)),

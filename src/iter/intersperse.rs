@@ -23,6 +23,15 @@ impl<I: ParallelIterator> Intersperse<I> {
     }
 }
 
+/// The number of items and separators for `n` items (a separator between every two), if
+/// `usize` can count it.
+fn interspersed_len(n: usize) -> Option<usize> {
+    match n {
+        0 => Some(0),
+        n => (n - 1).checked_mul(2)?.checked_add(1),
+    }
+}
+
 impl<I> ParallelIterator for Intersperse<I>
 where
     I: ParallelIterator,
@@ -31,11 +40,7 @@ where
     type Item = I::Item;
 
     fn opt_len(&self) -> Option<usize> {
-        // A separator between every two items; `None` past `usize::MAX`.
-        match self.base.opt_len()? {
-            0 => Some(0),
-            n => (n - 1).checked_mul(2)?.checked_add(1),
-        }
+        interspersed_len(self.base.opt_len()?)
     }
 
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
@@ -131,7 +136,8 @@ where
     I::Item: Clone,
 {
     fn len(&self) -> usize {
-        (2 * self.base.len()).saturating_sub(1)
+        interspersed_len(self.base.len())
+            .expect("intersperse: the items and separators number more than usize::MAX")
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
