@@ -212,7 +212,20 @@ impl<T, C: Consumer<T>> Consumer<T> for Placed<'_, C> {
 }
 
 /// Items between two poll points of a leaf.
-const POLL_EVERY: u32 = 1024;
+pub(crate) const POLL_EVERY: u32 = 1024;
+
+/// Counts one item of a piece that runs its own poll points (a tree walk, whose recursion
+/// carries the count in a register rather than through [`Polled`]'s counter in memory):
+/// `left` items were to go before the next poll point; runs it when this is the last.
+#[inline]
+pub(crate) fn poll_tick(left: u32) -> u32 {
+    if left > 1 {
+        left - 1
+    } else {
+        crate::iter::driver::poll_point();
+        POLL_EVERY
+    }
+}
 
 /// A consumer whose items come with a poll point every [`POLL_EVERY`] of them, for pieces
 /// that cannot stop midway.

@@ -9,7 +9,7 @@
 //! explicit stack below them; taken item by item (searches), with the explicit stack. The walk
 //! allocates nothing per node (only its stack grows), whatever `children_of` returns.
 
-use crate::iter::divide::{bridge_divisible, Divisible};
+use crate::iter::divide::{bridge_divisible, poll_tick, Divisible, Stopper, POLL_EVERY};
 use crate::iter::plumbing::Consumer;
 use crate::iter::ParallelIterator;
 
@@ -135,6 +135,15 @@ where
         (left, Some(right))
     }
 
+    /// Folds the piece whole: the walks run their own poll points.
+    fn fold_until<C: Consumer<S>>(
+        self,
+        consumer: &C,
+        _: &mut Stopper,
+    ) -> (C::Result, Option<Self>) {
+        (self.fold_with(consumer), None)
+    }
+
     fn fold_with<C: Consumer<S>>(self, consumer: &C) -> C::Result {
         let children_of = self.children_of;
         if self.postfix {
@@ -142,12 +151,14 @@ where
                 roots: self.forest.into_iter(),
                 stack: Vec::new(),
                 children_of,
+                left: POLL_EVERY,
             };
             consumer.consume(walk.chain(self.done.into_iter().rev()))
         } else {
             let walk = PrefixWalk {
                 stack: self.forest.into_iter().rev().collect(),
                 children_of,
+                left: POLL_EVERY,
             };
             consumer.consume(self.done.into_iter().chain(walk))
         }
@@ -164,6 +175,8 @@ const RECURSION: u32 = 48;
 struct PrefixWalk<'b, S, B> {
     stack: Vec<S>,
     children_of: &'b B,
+    /// Nodes to go before the next poll point, when taken one at a time.
+    left: u32,
 }
 
 impl<S, B, I> PrefixWalk<'_, S, B>
@@ -224,17 +237,21 @@ where
 
     fn next(&mut self) -> Option<S> {
         let node = self.stack.pop()?;
+        self.left = poll_tick(self.left);
         self.expand(&node);
         Some(node)
     }
 
     // The same walk as `next` (`sum`, `for_each`, `collect` come here), recursive down to
-    // `RECURSION` levels below each subtree on the stack.
-    fn fold<A, F: FnMut(A, S) -> A>(mut self, mut acc: A, mut f: F) -> A {
+    // `RECURSION` levels below each subtree on the stack. The poll count travels with the
+    // accumulator, by value.
+    fn fold<A, F: FnMut(A, S) -> A>(mut self, acc: A, mut f: F) -> A {
+        let mut polled = |(acc, left): (A, u32), node: S| (f(acc, node), poll_tick(left));
+        let mut state = (acc, self.left);
         while let Some(node) = self.stack.pop() {
-            acc = self.fold_subtree(node, acc, &mut f, RECURSION);
+            state = self.fold_subtree(node, state, &mut polled, RECURSION);
         }
-        acc
+        state.0
     }
 }
 
@@ -246,6 +263,8 @@ struct PostfixWalk<'b, S, R, B, C> {
     roots: R,
     stack: Vec<(S, C)>,
     children_of: &'b B,
+    /// Nodes to go before the next poll point, when taken one at a time.
+    left: u32,
 }
 
 impl<S, R, B, I> Iterator for PostfixWalk<'_, S, R, B, I::IntoIter>
@@ -267,20 +286,26 @@ where
                     let grandchildren = (self.children_of)(&child).into_iter();
                     self.stack.push((child, grandchildren));
                 }
-                None => return self.stack.pop().map(|(node, _)| node),
+                None => {
+                    self.left = poll_tick(self.left);
+                    return self.stack.pop().map(|(node, _)| node);
+                }
             }
         }
     }
 
     // The same walk as `next` (`sum`, `for_each`, `collect` come here), recursive down to
-    // `RECURSION` levels below each root.
+    // `RECURSION` levels below each root. The poll count travels with the accumulator, by
+    // value.
     fn fold<A, F: FnMut(A, S) -> A>(mut self, acc: A, mut f: F) -> A {
+        let mut polled = |(acc, left): (A, u32), node: S| (f(acc, node), poll_tick(left));
         // What `next` left on the stack first, then the other roots.
-        let mut acc = self.fold_stack_down_to(0, acc, &mut f);
+        let left = self.left;
+        let mut state = self.fold_stack_down_to(0, (acc, left), &mut polled);
         while let Some(root) = self.roots.next() {
-            acc = self.fold_subtree(root, acc, &mut f, RECURSION);
+            state = self.fold_subtree(root, state, &mut polled, RECURSION);
         }
-        acc
+        state.0
     }
 }
 
