@@ -170,6 +170,15 @@ fn deep_tree_walks_run_without_recursing_on_the_thread_stack() {
             assert_eq!(found, Some(LEAF + depth - 2), "{what}: last leaf in prefix");
             let count = iter::walk_tree_postfix(0u32, children).count();
             assert_eq!(count as u32, 2 * depth - 1, "{what}: count");
+            // A path: every node has one child, the last none.
+            let next = move |n: &u32| (*n + 1 < depth).then_some(*n + 1);
+            let got: Vec<u32> = iter::walk_tree_prefix(0u32, next).collect();
+            assert!(got.iter().copied().eq(0..depth), "{what}: prefix of a path");
+            let got: Vec<u32> = iter::walk_tree_postfix(0u32, next).collect();
+            assert!(
+                got.iter().copied().eq((0..depth).rev()),
+                "{what}: postfix of a path"
+            );
         });
     });
 }
@@ -560,6 +569,16 @@ fn opt_len_is_the_count_known_before_the_run() {
             None,
         ),
         (
+            "chain past usize::MAX",
+            (0..u64::MAX).into_par_iter().chain(0..2u64).opt_len(),
+            None,
+        ),
+        (
+            "interleave past usize::MAX",
+            (0..u64::MAX).into_par_iter().interleave(0..2u64).opt_len(),
+            None,
+        ),
+        (
             "intersperse past usize::MAX",
             (0..u64::MAX).into_par_iter().intersperse(0).opt_len(),
             None,
@@ -669,13 +688,24 @@ fn ranges_too_long_for_usize_run_by_halving_and_have_no_length() {
             assert_eq!(few, 3, "{what}: usize");
         });
     });
-    let len = std::panic::catch_unwind(|| (0..=u64::MAX).into_par_iter().len());
-    let message = len.expect_err("a length past usize::MAX");
-    let message = match message.downcast_ref::<String>() {
-        Some(text) => text.as_str(),
-        None => message.downcast_ref::<&str>().copied().unwrap_or_default(),
-    };
-    assert!(message.contains("usize::MAX"), "{message}");
+    type Length = fn() -> usize;
+    let too_long: [(&str, Length); 3] = [
+        ("range", || (0..=u64::MAX).into_par_iter().len()),
+        ("chain", || {
+            (0..u64::MAX).into_par_iter().chain(0..2u64).len()
+        }),
+        ("interleave", || {
+            (0..u64::MAX).into_par_iter().interleave(0..2u64).len()
+        }),
+    ];
+    for (what, len) in too_long {
+        let message = std::panic::catch_unwind(len).expect_err("a length past usize::MAX");
+        let message = match message.downcast_ref::<String>() {
+            Some(text) => text.as_str(),
+            None => message.downcast_ref::<&str>().copied().unwrap_or_default(),
+        };
+        assert!(message.contains("usize::MAX"), "{what}: {message}");
+    }
 }
 
 #[test]

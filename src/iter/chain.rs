@@ -45,10 +45,15 @@ where
     B: IndexedParallelIterator<Item = A::Item>,
 {
     fn len(&self) -> usize {
-        self.a.len() + self.b.len()
+        self.a
+            .len()
+            .checked_add(self.b.len())
+            .expect("chain: the two sides hold more than usize::MAX items together")
     }
 
     fn with_producer<CB: ProducerCallback<A::Item>>(self, callback: CB) -> CB::Output {
+        // Panics, saying why, before any producer whose length would wrap.
+        self.len();
         self.a.with_producer(CallbackA {
             callback,
             b: self.b,

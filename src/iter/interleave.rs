@@ -29,7 +29,9 @@ where
 {
     type Item = I::Item;
 
-    opt_len_indexed!();
+    fn opt_len(&self) -> Option<usize> {
+        self.i.len().checked_add(self.j.len())
+    }
 
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         self.with_producer(DriveCallback { consumer })
@@ -42,10 +44,13 @@ where
     J: IndexedParallelIterator<Item = I::Item>,
 {
     fn len(&self) -> usize {
-        self.i.len() + self.j.len()
+        self.opt_len()
+            .expect("interleave: the two sides hold more than usize::MAX items together")
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        // Panics, saying why, before any producer whose length would wrap.
+        self.len();
         self.i.with_producer(CallbackI {
             callback,
             j: self.j,
@@ -285,7 +290,9 @@ where
 {
     type Item = I::Item;
 
-    opt_len_indexed!();
+    fn opt_len(&self) -> Option<usize> {
+        self.inner.opt_len()
+    }
 
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         self.inner.drive(consumer)

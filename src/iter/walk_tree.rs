@@ -4,10 +4,11 @@
 //! A piece is a forest of subtrees still to walk, in order, plus nodes already expanded that
 //! must come before it (prefix) or after it (postfix). A piece of two or more subtrees splits
 //! between them; a piece of one subtree first expands its root (descending while there is only
-//! one child). A piece that is no longer split walks its forest sequentially: folded whole
-//! (`sum`, `collect`, `for_each`), by recursion down to [`RECURSION`] levels and with an
-//! explicit stack below them; taken item by item (searches), with the explicit stack. The walk
-//! allocates nothing per node (only its stack grows), whatever `children_of` returns.
+//! one child, at most [`CHAIN`] levels). A piece that is no longer split walks its forest
+//! sequentially: folded whole (`sum`, `collect`, `for_each`), by recursion down to
+//! [`RECURSION`] levels and with an explicit stack below them; taken item by item (searches),
+//! with the explicit stack. The sequential walk allocates nothing per node (only its stack
+//! grows); a split gathers the children of the few nodes it expands into a `Vec`.
 
 use crate::iter::divide::{bridge_divisible, poll_tick, Divisible, Stopper, POLL_EVERY};
 use crate::iter::plumbing::Consumer;
@@ -102,8 +103,13 @@ where
     type Item = S;
 
     fn divide(mut self) -> (Self, Option<Self>) {
-        // Expand a lone subtree's root until there are two subtrees or none.
-        while self.forest.len() == 1 {
+        // Expand a lone subtree's root until there are two subtrees or none, for at most
+        // `CHAIN` levels: a long chain of single children is walked by the leaf instead, at
+        // its own pace and without gathering the chain here.
+        for _ in 0..CHAIN {
+            if self.forest.len() != 1 {
+                break;
+            }
             let Some(node) = self.forest.pop() else { break };
             self.forest = (self.children_of)(&node).into_iter().collect();
             self.done.push(node);
@@ -164,6 +170,9 @@ where
         }
     }
 }
+
+/// How many single children a split follows down before it gives the piece up as a leaf.
+const CHAIN: usize = 64;
 
 /// How many levels a sequential walk's `fold` descends by recursion before it goes on with
 /// an explicit stack: enough for the trees that are wide rather than deep to run without
