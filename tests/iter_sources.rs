@@ -1,6 +1,8 @@
 //! The sources that are not collections (`empty`, `once`, `repeat`, `repeat_n`, `split`, the
-//! tree walks), tuples of iterators (`MultiZip`) and collecting into pairs give the sequential
-//! answer under several policies and pool sizes.
+//! tree walks, deep ones included), tuples of iterators (`MultiZip`) and collecting into pairs
+//! give the sequential answer under several policies and pool sizes; `opt_len` is the count
+//! known before a run; ranges past `usize::MAX` items run unindexed; unsuffixed range literals
+//! take their type from a later use.
 
 mod common;
 

@@ -1,6 +1,8 @@
-//! A user's own producer and consumer, written against `hypersteal::iter::plumbing` as a rayon
+//! A user's own producers and consumer, written against `hypersteal::iter::plumbing` as a rayon
 //! user ports theirs: an indexed iterator driven with `bridge`, a producer driven with
-//! `bridge_producer` into a consumer of one's own, under several policies and pool sizes.
+//! `bridge_producer` into a consumer of one's own, an unindexed producer driven with
+//! `bridge_unindexed`, under several policies and pool sizes; and every built-in producer split
+//! at every index into pieces whose sequential iterators know their exact length.
 
 mod common;
 
