@@ -214,16 +214,29 @@ where
     W: IntoIterator,
     W::Item: std::fmt::Debug,
 {
+    let checks = split_checks(what, want);
+    let len = checks.len() - 1;
+    assert_eq!(make().len(), len, "{what}: length");
+    assert_eq!(make().opt_len(), Some(len), "{what}: opt_len");
+    for check in checks {
+        make().with_producer(check);
+    }
+}
+
+/// One [`SplitCheck`] for every index from 0 to the length of `want`, the sequential items.
+fn split_checks<W>(what: &'static str, want: W) -> Vec<SplitCheck>
+where
+    W: IntoIterator,
+    W::Item: std::fmt::Debug,
+{
     let want: Vec<String> = want.into_iter().map(|x| format!("{x:?}")).collect();
-    assert_eq!(make().len(), want.len(), "{what}: length");
-    assert_eq!(make().opt_len(), Some(want.len()), "{what}: opt_len");
-    for index in 0..=want.len() {
-        make().with_producer(SplitCheck {
+    (0..=want.len())
+        .map(|index| SplitCheck {
             index,
             want: want.clone(),
             what,
-        });
-    }
+        })
+        .collect()
 }
 
 #[test]
@@ -370,43 +383,24 @@ fn every_producer_splits_into_pieces_whose_iterators_know_their_length() {
 
         // Producers of mutable items and of drained ones, made afresh for each split.
         let mut m = v.clone();
-        let items = |it: &mut dyn Iterator<Item = String>| it.collect::<Vec<String>>();
-        let want = items(&mut m.iter().map(|x| format!("{x:?}")));
-        for index in 0..=want.len() {
-            let (want, what) = (want.clone(), "iter_mut");
-            m.par_iter_mut()
-                .with_producer(SplitCheck { index, want, what });
+        for check in split_checks("iter_mut", m.iter()) {
+            m.par_iter_mut().with_producer(check);
         }
-        let want = items(&mut m.chunks(3).map(|c| format!("{c:?}")));
-        for index in 0..=want.len() {
-            let (want, what) = (want.clone(), "chunks_mut");
-            m.par_chunks_mut(3)
-                .with_producer(SplitCheck { index, want, what });
+        for check in split_checks("chunks_mut", m.chunks(3)) {
+            m.par_chunks_mut(3).with_producer(check);
         }
-        let want = items(&mut m.chunks_exact(3).map(|c| format!("{c:?}")));
-        for index in 0..=want.len() {
-            let (want, what) = (want.clone(), "chunks_exact_mut");
-            m.par_chunks_exact_mut(3)
-                .with_producer(SplitCheck { index, want, what });
+        for check in split_checks("chunks_exact_mut", m.chunks_exact(3)) {
+            m.par_chunks_exact_mut(3).with_producer(check);
         }
-        let want = items(&mut m.rchunks(3).map(|c| format!("{c:?}")));
-        for index in 0..=want.len() {
-            let (want, what) = (want.clone(), "rchunks_mut");
-            m.par_rchunks_mut(3)
-                .with_producer(SplitCheck { index, want, what });
+        for check in split_checks("rchunks_mut", m.rchunks(3)) {
+            m.par_rchunks_mut(3).with_producer(check);
         }
-        let want = items(&mut m.rchunks_exact(3).map(|c| format!("{c:?}")));
-        for index in 0..=want.len() {
-            let (want, what) = (want.clone(), "rchunks_exact_mut");
-            m.par_rchunks_exact_mut(3)
-                .with_producer(SplitCheck { index, want, what });
+        for check in split_checks("rchunks_exact_mut", m.rchunks_exact(3)) {
+            m.par_rchunks_exact_mut(3).with_producer(check);
         }
-        let want = items(&mut m[2..9].iter().map(|x| format!("{x:?}")));
-        for index in 0..=want.len() {
-            let (want, what) = (want.clone(), "drain");
+        for check in split_checks("drain", &m[2..9]) {
             let mut d = m.clone();
-            d.par_drain(2..9)
-                .with_producer(SplitCheck { index, want, what });
+            d.par_drain(2..9).with_producer(check);
             assert_eq!(d.len(), m.len() - 7, "drain: what is left");
         }
     });

@@ -286,19 +286,13 @@ where
 
     fn next(&mut self) -> Option<S> {
         loop {
-            let child = match self.stack.last_mut() {
-                Some((_, children)) => children.next(),
-                None => Some(self.roots.next()?),
-            };
-            match child {
-                Some(child) => {
-                    let grandchildren = (self.children_of)(&child).into_iter();
-                    self.stack.push((child, grandchildren));
-                }
-                None => {
-                    self.left = poll_tick(self.left);
-                    return self.stack.pop().map(|(node, _)| node);
-                }
+            if self.stack.is_empty() {
+                let root = self.roots.next()?;
+                self.push_frame(root);
+            }
+            if let Some(node) = self.step() {
+                self.left = poll_tick(self.left);
+                return Some(node);
             }
         }
     }
@@ -323,23 +317,43 @@ where
     B: Fn(&S) -> I,
     I: IntoIterator<Item = S>,
 {
+    /// Puts `node` on the stack as a frame, with its children not walked yet.
+    #[inline]
+    fn push_frame(&mut self, node: S) {
+        let children = (self.children_of)(&node).into_iter();
+        self.stack.push((node, children));
+    }
+
+    /// One step of the walk at the top frame (the stack must not be empty): puts its next
+    /// child on the stack, or, when it has none left, takes the frame off and gives back its
+    /// node, which comes out now.
+    #[inline]
+    fn step(&mut self) -> Option<S> {
+        let (_, children) = self.stack.last_mut().expect("a frame to step");
+        match children.next() {
+            Some(child) => {
+                self.push_frame(child);
+                None
+            }
+            None => self.stack.pop().map(|(node, _)| node),
+        }
+    }
+
     /// Folds the subtree under `node` in postfix order, recursing `depth` more levels; below
     /// that, the subtree is walked with frames on the stack (above what it held).
     fn fold_subtree<A, F: FnMut(A, S) -> A>(
         &mut self,
         node: S,
-        acc: A,
+        mut acc: A,
         f: &mut F,
         depth: u32,
     ) -> A {
-        let children = (self.children_of)(&node).into_iter();
         if depth == 0 {
             let base = self.stack.len();
-            self.stack.push((node, children));
+            self.push_frame(node);
             return self.fold_stack_down_to(base, acc, f);
         }
-        let mut acc = acc;
-        for child in children {
+        for child in (self.children_of)(&node) {
             acc = self.fold_subtree(child, acc, f, depth - 1);
         }
         f(acc, node)
@@ -353,19 +367,8 @@ where
         f: &mut F,
     ) -> A {
         while self.stack.len() > base {
-            let (_, children) = self
-                .stack
-                .last_mut()
-                .expect("the stack holds more than `base`");
-            match children.next() {
-                Some(child) => {
-                    let grandchildren = (self.children_of)(&child).into_iter();
-                    self.stack.push((child, grandchildren));
-                }
-                None => {
-                    let (node, _) = self.stack.pop().expect("the stack holds more than `base`");
-                    acc = f(acc, node);
-                }
+            if let Some(node) = self.step() {
+                acc = f(acc, node);
             }
         }
         acc
