@@ -485,4 +485,5 @@ impl Job for Ticket {
 }
 
 #[cfg(all(test, loom))]
+#[path = "loom/job.rs"]
 mod loom_tests;

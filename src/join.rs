@@ -288,4 +288,5 @@ impl Reclaim for JoinTicket<'_> {
 }
 
 #[cfg(all(test, loom))]
+#[path = "loom/join.rs"]
 mod loom_tests;

@@ -273,4 +273,5 @@ impl Probe for CountLatch {
 }
 
 #[cfg(all(test, loom))]
+#[path = "loom/latch.rs"]
 mod loom_tests;

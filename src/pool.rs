@@ -202,13 +202,13 @@ impl ThreadPool {
     /// [`crate::yield_now`], but only on a worker of this pool: `None` (and nothing runs) on any
     /// other thread, including workers of other pools.
     pub fn yield_now(&self) -> Option<Yield> {
-        self.own_worker().map(|w| w.yield_now().into())
+        self.own_worker().map(|w| w.yield_now())
     }
 
     /// [`crate::yield_local`], but only on a worker of this pool: `None` (and nothing runs) on
     /// any other thread, including workers of other pools.
     pub fn yield_local(&self) -> Option<Yield> {
-        self.own_worker().map(|w| w.yield_local().into())
+        self.own_worker().map(|w| w.yield_local())
     }
 
     /// The pool's scheduling policy.
@@ -359,4 +359,5 @@ impl Drop for ThreadPool {
 }
 
 #[cfg(all(test, loom))]
+#[path = "loom/pool.rs"]
 mod loom_tests;

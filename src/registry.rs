@@ -689,4 +689,5 @@ impl Drop for RootGuard<'_> {
 }
 
 #[cfg(all(test, loom))]
+#[path = "loom/registry.rs"]
 mod loom_tests;

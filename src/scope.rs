@@ -599,4 +599,5 @@ impl<'scope> ScopeBase<'scope> {
 }
 
 #[cfg(all(test, loom))]
+#[path = "loom/scope.rs"]
 mod loom_tests;

@@ -1,7 +1,6 @@
 //! Cooperative yielding to the pool: [`yield_now`], [`yield_local`] and [`Yield`].
 
 use crate::registry::WorkerThread;
-use crate::worker::Yielded;
 
 /// What [`yield_now`] or [`yield_local`] (or their [`crate::ThreadPool`] forms) found to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -11,15 +10,6 @@ pub enum Yield {
     Executed,
     /// No pending task was found; nothing ran.
     Idle,
-}
-
-impl From<Yielded> for Yield {
-    fn from(y: Yielded) -> Self {
-        match y {
-            Yielded::Executed => Yield::Executed,
-            Yielded::Idle => Yield::Idle,
-        }
-    }
 }
 
 /// The current thread's worker, if it is one.
@@ -61,7 +51,7 @@ fn current_worker<'a>() -> Option<&'a WorkerThread> {
 /// });
 /// ```
 pub fn yield_now() -> Option<Yield> {
-    current_worker().map(|w| w.yield_now().into())
+    current_worker().map(|w| w.yield_now())
 }
 
 /// Lets the calling worker thread run one of its own pending tasks.
@@ -82,7 +72,7 @@ pub fn yield_now() -> Option<Yield> {
 /// assert_eq!(hypersteal::yield_local(), None);
 /// ```
 pub fn yield_local() -> Option<Yield> {
-    current_worker().map(|w| w.yield_local().into())
+    current_worker().map(|w| w.yield_local())
 }
 
 /// Whether the calling worker thread has unstarted tasks of its own queued (on its private

@@ -45,7 +45,7 @@
 //! Every waiter flagged at a release is woken (only sleeping ones need it), not just one. A
 //! woken waiter that finds the lock taken again goes back to its wait. The broken variant
 //! `Broken::Lock` reads `waiters` *before* storing `locked = false`: loom then finds a waiter
-//! that registered in between sleeping forever beside a free lock (`lock/loom_tests.rs`).
+//! that registered in between sleeping forever beside a free lock (`src/loom/latch_lock.rs`).
 //!
 //! **What a waiter runs.** A waiter runs whatever a waiting worker runs, so the lock must only
 //! be waited for where running other tasks of the pool on top of the wait is safe: where no
@@ -215,4 +215,5 @@ impl<T> Drop for PoolGuard<'_, T> {
 }
 
 #[cfg(all(test, loom))]
+#[path = "../loom/latch_lock.rs"]
 mod loom_tests;

@@ -174,6 +174,7 @@ impl CombiningTree {
 }
 
 #[cfg(all(test, loom))]
+#[path = "../loom/combining.rs"]
 mod loom_tests;
 
 #[cfg(all(test, not(loom)))]

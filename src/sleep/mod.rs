@@ -230,4 +230,5 @@ impl Sleep {
 }
 
 #[cfg(all(test, loom))]
+#[path = "../loom/sleep.rs"]
 mod loom_tests;

@@ -31,7 +31,7 @@ mod isolated;
 mod place;
 mod tasks;
 mod wait;
-mod yielding;
+mod yield_one;
 
 use crate::job::{JobRef, Ticket, EXTERNAL};
 use crate::latch::Probe;
@@ -50,7 +50,6 @@ use std::sync::Arc;
 use tasks::Tasks;
 
 pub(crate) use wait::Reclaim;
-pub(crate) use yielding::Yielded;
 
 /// Unstarted tasks a worker keeps private before a `join` runs its closures in place.
 pub(crate) const PRIVATE_TASKS: usize = 3;
@@ -739,6 +738,7 @@ impl WorkerThread {
 }
 
 #[cfg(all(test, loom))]
+#[path = "../loom/worker.rs"]
 mod loom_tests;
 
 /// Runs `op` on a worker: the current one, or one of the global pool.

@@ -1,5 +1,5 @@
-//! Cooperative yielding (`yield_now`, `yield_local`) and the local-queue query behind
-//! `current_thread_has_pending_tasks`.
+//! The worker's side of cooperative yielding (the public `yield_now`, `yield_local` and
+//! `current_thread_has_pending_tasks` are in `src/yielding.rs`): running one task on request.
 //!
 //! A yield runs at most one task, through [`WorkerThread::execute`], so it is counted exactly
 //! as a task the wait loops run (`executed` keeps matching `spawned`). A yielding worker is not
@@ -14,12 +14,7 @@ use super::WorkerThread;
 use crate::job::JobRef;
 use crate::policy::Reach;
 use crate::sync::deque::Steal;
-
-/// What a yield did (the public `Yield` maps onto this one to one).
-pub(crate) enum Yielded {
-    Executed,
-    Idle,
-}
+use crate::Yield;
 
 impl WorkerThread {
     /// Whether this worker has unstarted tasks of its own: on its private stack, in its standing
@@ -30,7 +25,7 @@ impl WorkerThread {
     }
 
     /// Runs the newest task of this worker's own stack or public deque, if there is one.
-    pub(crate) fn yield_local(&self) -> Yielded {
+    pub(crate) fn yield_local(&self) -> Yield {
         // Inside an isolated region, only the region's tasks (`isolated.rs`).
         if self.isolation() != 0 {
             return self.run_one(self.take_isolated());
@@ -41,7 +36,7 @@ impl WorkerThread {
     /// Runs one task from anywhere this worker may take one without help: its own tasks
     /// first, then its inbox (tasks placed here), the injector and its broadcast queue, and the
     /// public deques of the workers its policy reaches.
-    pub(crate) fn yield_now(&self) -> Yielded {
+    pub(crate) fn yield_now(&self) -> Yield {
         if self.isolation() != 0 {
             return self.run_one(self.take_isolated());
         }
@@ -53,11 +48,11 @@ impl WorkerThread {
         self.run_one(job)
     }
 
-    fn run_one(&self, job: Option<JobRef>) -> Yielded {
+    fn run_one(&self, job: Option<JobRef>) -> Yield {
         match job {
-            Some(job) if self.execute(job) => Yielded::Executed,
+            Some(job) if self.execute(job) => Yield::Executed,
             // Nothing, or a husk (a copy of a task that already ran elsewhere).
-            _ => Yielded::Idle,
+            _ => Yield::Idle,
         }
     }
 
