@@ -14,9 +14,10 @@
 
 use crate::job::{HeapJob, EXTERNAL};
 use crate::latch::CountLatch;
-use crate::registry::{in_worker, Registry, WorkerThread};
+use crate::registry::Registry;
 use crate::sync::Mutex;
 use crate::unwind;
+use crate::worker::{in_worker, WorkerThread};
 use std::any::Any;
 use std::marker::PhantomData;
 use std::sync::Arc;

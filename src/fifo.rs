@@ -29,7 +29,7 @@
 //! Statistics count the indirection (one `spawned`, one `executed`), never the task inside, so
 //! `executed == spawned` still holds.
 
-use crate::job::{HeapJob, JobRef};
+use crate::job::{Job, JobHeader, JobRef};
 use crate::sync::deque::{Injector, Steal};
 use std::sync::OnceLock;
 
@@ -39,12 +39,25 @@ pub(crate) struct Lanes {
     lanes: Vec<OnceLock<Box<Injector<JobRef>>>>,
 }
 
-/// A lane's address, carried by its indirection jobs.
-struct LanePtr(*const Injector<JobRef>);
+/// The indirection queued in place of a FIFO task: it runs its lane's oldest task.
+#[repr(C)]
+struct Turn {
+    header: JobHeader,
+    lane: *const Injector<JobRef>,
+}
 
-// SAFETY: an `Injector` is `Sync`; the pointer is only dereferenced while the lane is alive
-// (`Lanes::enqueue`'s contract).
-unsafe impl Send for LanePtr {}
+impl Job for Turn {
+    unsafe fn execute(this: *const (), here: u32) {
+        // SAFETY: `this` came from `Box::into_raw` in `Lanes::enqueue` and runs once.
+        let turn = unsafe { Box::from_raw(this as *mut Turn) };
+        // SAFETY: the lanes stay alive until this job has run (`Lanes::enqueue`'s contract).
+        let task = take_oldest(unsafe { &*turn.lane });
+        drop(turn);
+        // SAFETY: removed from the lane, so this is the task's one execution. It catches its
+        // own panics (a scope's task, a spawn). Its lane is not touched after this.
+        unsafe { task.execute(here) };
+    }
+}
 
 impl Lanes {
     /// No lane yet for each of `workers` workers.
@@ -65,17 +78,14 @@ impl Lanes {
         let lane: &Injector<JobRef> =
             self.lanes[origin as usize].get_or_init(|| Box::new(Injector::new()));
         lane.push(task);
-        let lane = LanePtr(lane);
-        let indirection = HeapJob::new(move || {
-            let lane = lane;
-            // SAFETY: the caller keeps the lanes alive until this job has run.
-            let task = unsafe { take_oldest(&*lane.0) };
-            // SAFETY: removed from the lane, so this is the task's one execution. It catches
-            // its own panics (a scope's task, a spawn). Its lane is not touched after this.
-            unsafe { task.execute() };
+        let turn = Box::new(Turn {
+            header: JobHeader::new(false, false),
+            lane,
         });
-        // SAFETY: the indirection borrows only the lane, which the caller keeps alive.
-        unsafe { indirection.into_job_ref(origin) }
+        // SAFETY: `Turn` is `repr(C)` with its header first; the box is leaked here and
+        // reclaimed in `Turn::execute`, which runs once, while the lanes live (the caller's
+        // contract).
+        unsafe { JobRef::new(Box::into_raw(turn), origin) }
     }
 }
 

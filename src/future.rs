@@ -25,9 +25,10 @@
 //! and the future is polled again. Off a worker, the thread parks, and its waker unparks it.
 
 use crate::latch::Probe;
-use crate::registry::{Registry, WorkerThread};
+use crate::registry::Registry;
 use crate::sync::{broken, AtomicBool, Broken, Mutex, Ordering};
 use crate::unwind;
+use crate::worker::WorkerThread;
 use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;

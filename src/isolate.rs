@@ -1,6 +1,6 @@
 //! [`isolate`]: a region whose waits run only the region's own tasks.
 
-use crate::registry::WorkerThread;
+use crate::worker::WorkerThread;
 
 /// The next region's tag. A process-wide `std` counter even under `cfg(loom)`: only equality
 /// of tags matters, and a model that sees other values in another run behaves the same.

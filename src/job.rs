@@ -7,7 +7,6 @@
 //! [`StackJob`] living in the frame of a `join` (which does not return before the job has run)
 //! or a [`HeapJob`] owned by the `JobRef` itself and freed when it runs.
 
-use crate::latch::Latch;
 use crate::sync::{broken, AtomicBool, AtomicU32, Broken, Ordering, UnsafeCell};
 use crate::unwind;
 use std::any::Any;
@@ -17,15 +16,28 @@ use std::sync::Arc as StdArc;
 /// `origin` of a job that entered from outside the pool's workers (the injector).
 pub(crate) const EXTERNAL: u32 = u32::MAX;
 
+/// How a finished [`StackJob`] tells its waiter: a latch that can be set (the latches are in
+/// `latch.rs`).
+pub(crate) trait Latch {
+    /// Sets the latch, waking its waiter.
+    ///
+    /// # Safety
+    ///
+    /// `this` points to a live latch; it may be freed as soon as the flag is stored, so the
+    /// implementation must not touch it after that.
+    unsafe fn set(this: *const Self);
+}
+
 /// Something a worker can run through a raw pointer.
 pub(crate) trait Job {
-    /// Runs the job.
+    /// Runs the job on worker `here` (its index; [`EXTERNAL`] on a thread that is no worker,
+    /// which only the loom models do).
     ///
     /// # Safety
     ///
     /// `this` must point to a live job of the implementing type, and each job is executed at
     /// most once.
-    unsafe fn execute(this: *const ());
+    unsafe fn execute(this: *const (), here: u32);
 }
 
 /// What every job starts with (`#[repr(C)]`, first field): the bookkeeping a task carries as
@@ -69,7 +81,7 @@ impl JobHeader {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct JobRef {
     pointer: *const JobHeader,
-    execute_fn: unsafe fn(*const ()),
+    execute_fn: unsafe fn(*const (), u32),
 }
 
 // SAFETY: a `JobRef` is only created for jobs whose closures and results are `Send`; the pointer
@@ -159,13 +171,16 @@ impl JobRef {
         self.pointer.cast()
     }
 
+    /// Runs the job on worker `here` (the index of the worker whose thread this is; see
+    /// [`Job::execute`]).
+    ///
     /// # Safety
     ///
     /// Each `JobRef` is executed at most once, while its job is alive.
     #[inline]
-    pub(crate) unsafe fn execute(self) {
+    pub(crate) unsafe fn execute(self, here: u32) {
         // SAFETY: forwarded from the caller's contract.
-        unsafe { (self.execute_fn)(self.pointer.cast()) }
+        unsafe { (self.execute_fn)(self.pointer.cast(), here) }
     }
 }
 
@@ -275,7 +290,7 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
 }
 
 impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
-    unsafe fn execute(this: *const ()) {
+    unsafe fn execute(this: *const (), here: u32) {
         // SAFETY: `this` was made from a `&StackJob<L, F, R>` that outlives the execution.
         let this = unsafe { &*(this as *const Self) };
         // SAFETY: only the one thread executing the job touches `func` and `result` until the
@@ -288,9 +303,7 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> Job for StackJob<L, F, R> {
         // it was placed on, or any worker for a job injected from outside the pool). A `join`'s
         // waiter that takes its `b` back runs it here too, on its own thread: not stolen.
         let origin = this.header.origin.load(Ordering::Relaxed);
-        let here = crate::registry::WorkerThread::current();
-        // SAFETY: the thread-local points to this thread's live worker, or is null.
-        let stolen = unsafe { here.as_ref() }.is_none_or(|w| w.index as u32 != origin);
+        let stolen = here == EXTERNAL || here != origin;
         let result = {
             // Left before the latch is set: the job may be gone right after.
             #[cfg(feature = "tracing")]
@@ -337,7 +350,7 @@ impl<F: FnOnce() + Send> HeapJob<F> {
 }
 
 impl<F: FnOnce() + Send> Job for HeapJob<F> {
-    unsafe fn execute(this: *const ()) {
+    unsafe fn execute(this: *const (), _here: u32) {
         // SAFETY: `this` came from `Box::into_raw` in `into_job_ref` and runs once.
         let this = unsafe { Box::from_raw(this as *mut Self) };
         #[cfg(feature = "tracing")]
@@ -471,7 +484,7 @@ impl Ticket {
 /// Workers redeem ticket `JobRef`s themselves ([`Ticket::redeem`]); executing one directly
 /// behaves the same way: the inner job runs only if this claims it.
 impl Job for Ticket {
-    unsafe fn execute(this: *const ()) {
+    unsafe fn execute(this: *const (), here: u32) {
         let job = JobRef {
             pointer: this.cast(),
             execute_fn: <Ticket as Job>::execute,
@@ -479,7 +492,7 @@ impl Job for Ticket {
         // SAFETY: forwarded from `JobRef::execute`'s contract (this ticket reference runs once).
         if let Some(inner) = unsafe { Ticket::redeem(job) } {
             // SAFETY: the claim makes this the only execution of the inner job.
-            unsafe { inner.execute() }
+            unsafe { inner.execute(here) }
         }
     }
 }

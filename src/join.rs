@@ -2,9 +2,9 @@
 
 use crate::job::{StackJob, Ticket};
 use crate::latch::{Probe, SpinLatch};
-use crate::registry::{in_worker, Reclaim, WorkerThread};
 use crate::sync::{broken, Broken};
 use crate::unwind;
+use crate::worker::{in_worker, Reclaim, WorkerThread};
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
 ///
@@ -230,7 +230,7 @@ where
                 // code at every `join` site, for a path only a panic takes.
                 // SAFETY: `b` was taken back unexecuted, so this is its only execution, and
                 // `job_b` is alive on this stack.
-                unsafe { job_b_ref.execute() };
+                unsafe { job_b_ref.execute(worker.index as u32) };
                 job_b.discard_result();
                 unwind::resume_unwinding(payload)
             }
@@ -252,10 +252,8 @@ where
 
 /// Waits for a `b` that left the private stack: under a sender-initiated policy it may have
 /// been placed with a ticket, which the waiter takes back first if nobody started it.
-fn wait_for_b<L: Probe + crate::latch::Latch, F, R>(
-    worker: &WorkerThread,
-    job_b: &StackJob<L, F, R>,
-) where
+fn wait_for_b<L: Probe + crate::job::Latch, F, R>(worker: &WorkerThread, job_b: &StackJob<L, F, R>)
+where
     F: FnOnce(bool) -> R + Send,
     R: Send,
 {

@@ -11,20 +11,10 @@ mod lock;
 
 pub(crate) use lock::{PoolGuard, PoolLock};
 
+use crate::job::Latch;
 use crate::registry::Registry;
 use crate::sync::{broken, AtomicBool, AtomicUsize, Broken, Condvar, Mutex, Ordering};
 use std::sync::Arc as StdArc;
-
-/// A latch that can be set.
-pub(crate) trait Latch {
-    /// Sets the latch, waking its waiter.
-    ///
-    /// # Safety
-    ///
-    /// `this` points to a live latch; it may be freed as soon as the flag is stored, so the
-    /// implementation must not touch it after that.
-    unsafe fn set(this: *const Self);
-}
 
 /// A latch a worker can poll while it finds other work.
 pub(crate) trait Probe {

@@ -57,6 +57,7 @@ mod broadcast;
 mod builder;
 #[cfg(doctest)]
 mod compile_fail;
+mod config;
 mod fifo;
 mod future;
 pub mod hardware;
@@ -87,9 +88,10 @@ mod yielding;
 pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 #[allow(deprecated)]
 pub use builder::Configuration;
-pub use builder::{
-    BuildError, BuildError as ThreadPoolBuildError, ThreadPoolBuilder, ENV_NUM_THREADS, ENV_PIN,
-    ENV_PIN_CLAIMS, ENV_PLACEMENT, ENV_POLICY, ENV_TOPOLOGY, ENV_TRACE, MAX_IDLE_LINGER,
+pub use builder::ThreadPoolBuilder;
+pub use config::{
+    BuildError, BuildError as ThreadPoolBuildError, ENV_NUM_THREADS, ENV_PIN, ENV_PIN_CLAIMS,
+    ENV_PLACEMENT, ENV_POLICY, ENV_TOPOLOGY, ENV_TRACE, MAX_IDLE_LINGER,
 };
 pub use iter::{array, collections, option, result};
 pub use thread_builder::{
@@ -149,7 +151,7 @@ pub use yielding::{current_thread_has_pending_tasks, yield_local, yield_now, Yie
 
 /// The number of workers of the current pool (the global pool outside any pool).
 pub fn current_num_threads() -> usize {
-    let w = registry::WorkerThread::current();
+    let w = worker::WorkerThread::current();
     // SAFETY: the thread-local points to this thread's live worker, or is null.
     match unsafe { w.as_ref() } {
         Some(w) => w.registry.num_threads(),
@@ -159,7 +161,7 @@ pub fn current_num_threads() -> usize {
 
 /// The index of the current worker in its pool, or `None` outside any pool.
 pub fn current_thread_index() -> Option<usize> {
-    let w = registry::WorkerThread::current();
+    let w = worker::WorkerThread::current();
     // SAFETY: the thread-local points to this thread's live worker, or is null.
     unsafe { w.as_ref() }.map(|w| w.index)
 }

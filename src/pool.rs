@@ -1,12 +1,13 @@
 //! [`ThreadPool`]: a pool of workers with its own policy, topology and statistics.
 
 use crate::policy::Policy;
-use crate::registry::{Registry, WorkerThread};
+use crate::registry::Registry;
 use crate::scope::{Scope, ScopeFifo};
 use crate::stats::PoolStats;
 use crate::sync::thread::JoinHandle;
 use crate::topology::{Topology, TopologyGraph};
 use crate::trace::Trace;
+use crate::worker::WorkerThread;
 use crate::yielding::Yield;
 use std::fmt;
 use std::sync::Arc;

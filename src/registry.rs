@@ -1,33 +1,32 @@
 //! The pool's shared state ([`Registry`]): the workers' shared halves, the injector, the sleep
-//! state and the policy's pool-wide state. The worker loop lives in `src/worker/`.
+//! state and the policy's pool-wide state.
 //!
 //! Data flows one way: the registry owns what workers share (the public deque's stealing end,
-//! the inbox, the request cell, counters, sleep slots); a worker asks its policy's
+//! the inbox, the request cells, counters, sleep slots); a worker asks its policy's
 //! [`Machine`](crate::policy::machine::Machine) whom to ask or where to place, and the policy
-//! only reads topology and published loads.
+//! only reads topology and published loads. The code is layered the same way: nothing here
+//! knows about workers. The worker loop lives in `src/worker/`, and so do the `Registry`
+//! methods that need the calling thread's worker (`src/worker/entry.rs`: `in_worker`, the
+//! `'static` spawns); starting the threads is `thread_builder::start`.
 
-use crate::builder::{BuildError, Config, PanicHandler, ThreadHandler};
+use crate::config::{BuildError, Config, PanicHandler, ThreadHandler};
 use crate::fifo::Lanes;
-use crate::job::{JobRef, StackJob, Ticket, EXTERNAL};
-use crate::latch::{LockLatch, SpinLatch};
+use crate::job::{JobRef, Ticket, EXTERNAL};
 use crate::pinning::Cores;
 use crate::policy::machine::{LoadView, Shared};
 use crate::policy::{Policy, Reach};
 use crate::sleep::Sleep;
-use crate::stats::{bump, Counters, PoolStats};
+use crate::stats::{Counters, PoolStats};
 use crate::sync::deque::{Injector, Steal, Stealer, Worker};
-use crate::sync::{broken, thread, AtomicBool, AtomicU64, AtomicUsize, Broken, Mutex, Ordering};
-use crate::thread_builder::{Stopped, ThreadBuilder, ThreadSpawn};
+use crate::sync::{broken, AtomicBool, AtomicU64, AtomicUsize, Broken, Mutex, Ordering};
 use crate::topology::TopologyGraph;
 use crate::trace::{Ring, Rings, Trace};
 use crate::unwind;
-use crate::worker::exchange::Exchange;
-pub(crate) use crate::worker::{in_worker, Reclaim, WorkerThread};
+use cells::Exchange;
 use crossbeam_utils::CachePadded;
-use std::any::Any;
-use std::ptr;
 use std::sync::Arc;
 use std::time::Instant;
+pub(crate) use stopped::Stopped;
 
 /// The shared half of one worker.
 pub(crate) struct WorkerInfo {
@@ -67,13 +66,13 @@ pub(crate) struct Registry {
     /// takes that work anyway (`src/worker/README.md`, "Rescue"), in nanoseconds.
     pub(crate) rescue_ns: u64,
     /// Each worker's lane of `'static` FIFO spawns (`fifo.rs`).
-    lanes: Lanes,
+    pub(crate) lanes: Lanes,
     /// Root jobs (injected jobs and `'static` spawns) not yet finished. Every other job is
     /// awaited by a frame of one of these, so zero means the pool is quiescent.
     outstanding: AtomicUsize,
     terminating: AtomicBool,
-    submitted: AtomicU64,
-    panic_handler: Option<PanicHandler>,
+    pub(crate) submitted: AtomicU64,
+    pub(crate) panic_handler: Option<PanicHandler>,
     start_handler: Option<ThreadHandler>,
     exit_handler: Option<ThreadHandler>,
     /// Workers whose exit handler has returned, plus workers that never started (a failed
@@ -112,11 +111,11 @@ pub(crate) const RESCUE_MIN: std::time::Duration = std::time::Duration::from_mic
 pub(crate) const RESCUE_MAX: std::time::Duration = std::time::Duration::from_millis(10);
 
 impl Registry {
-    /// Builds the registry and starts its worker threads.
-    pub(crate) fn new<S: ThreadSpawn>(
-        mut config: Config,
-        spawn: &mut S,
-    ) -> Result<(Arc<Registry>, Vec<thread::JoinHandle<()>>), BuildError> {
+    /// Builds the registry, taking the handlers and the trace out of `config`, and each
+    /// worker's own end of its public deque. No thread starts here (`thread_builder::start`).
+    pub(crate) fn new(
+        config: &mut Config,
+    ) -> Result<(Arc<Registry>, Vec<Worker<JobRef>>), BuildError> {
         let n = config.num_threads;
         let graph = config.topology.try_graph(n).map_err(BuildError::Topology)?;
         let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
@@ -186,124 +185,11 @@ impl Registry {
             breadth_first: config.breadth_first,
             trace,
         });
-        let mut handles = Vec::with_capacity(n);
-        let names = std::mem::take(&mut config.thread_names);
-        // With `use_current_thread`, worker 0 is the calling thread, adopted below once every
-        // other worker started. It runs no loop, so it counts as stopped (and done with its
-        // exit handler, which does not run for it) from the start.
-        let mut adopted_deque = None;
-        if config.use_current_thread {
-            registry.stopped.report(0, true);
-            registry.worker_never_started();
-        }
-        for ((index, deque), name) in deques.into_iter().enumerate().zip(names) {
-            if config.use_current_thread && index == 0 {
-                adopted_deque = Some(deque);
-                continue;
-            }
-            let thread =
-                ThreadBuilder::new(name, config.stack_size, index, deque, Arc::clone(&registry));
-            // A spawn handler that panics must not leave started workers behind either.
-            let spawned = match unwind::halt_unwinding(|| spawn.spawn(thread)) {
-                Ok(result) => result.map_err(|e| e.to_string()),
-                Err(payload) => {
-                    let message = format!(
-                        "the spawn handler panicked: {}",
-                        unwind::payload_message(&payload)
-                    );
-                    unwind::drop_payload(payload);
-                    Err(message)
-                }
-            };
-            match spawned {
-                Ok(Some(h)) => handles.push(h),
-                Ok(None) => {}
-                Err(error) => {
-                    // The workers already started exit at once (nothing is outstanding); wait
-                    // for them, so a failed build leaves no thread behind. Those that never
-                    // started have no exit handler to wait for.
-                    // Worker `index` counts itself: its builder, if dropped unrun, or its
-                    // thread when it stops, if the handler started it before failing.
-                    let never_built = n - index - 1;
-                    registry.exits_done.fetch_add(never_built, Ordering::SeqCst);
-                    registry.stopped.add(never_built);
-                    registry.terminate();
-                    for h in handles {
-                        let _ = h.join();
-                    }
-                    // A builder the handler neither ran nor dropped (`mem::forget`) never
-                    // counts itself: give up on it after the deadline.
-                    registry.give_up_on_unreported(index + 1, &*spawn);
-                    registry.stopped.wait_for(n);
-                    return Err(BuildError::ThreadSpawn {
-                        index,
-                        stack_size: config.stack_size,
-                        error,
-                    });
-                }
-            }
-        }
-        // Every worker must report in (its builder run or dropped): a pool with a worker that
-        // never starts would hang its first `broadcast`.
-        let (dropped, forgotten) = registry.give_up_on_unreported(n, &*spawn);
-        let failed = match (dropped.first(), forgotten.first()) {
-            (Some(&i), _) => Some((
-                i,
-                "the spawn handler dropped this worker's ThreadBuilder without running it"
-                    .to_string(),
-            )),
-            (None, Some(&i)) => Some((
-                i,
-                format!(
-                "the spawn handler neither ran nor dropped this worker's ThreadBuilder within {:?}",
-                crate::thread_builder::SPAWN_HANDLER_DEADLINE
-            ),
-            )),
-            (None, None) => None,
-        };
-        if let Some((index, error)) = failed {
-            registry.terminate();
-            for h in handles {
-                let _ = h.join();
-            }
-            registry.stopped.wait_for(n);
-            return Err(BuildError::ThreadSpawn {
-                index,
-                stack_size: config.stack_size,
-                error,
-            });
-        }
-        if let Some(deque) = adopted_deque {
-            // Leaked on purpose (`ThreadPoolBuilder::use_current_thread`): the thread stays
-            // worker 0 for the rest of its life.
-            crate::worker::adopt(deque, Arc::clone(&registry));
-        }
-        Ok((registry, handles))
+        Ok((registry, deques))
     }
 
     pub(crate) fn num_threads(&self) -> usize {
         self.workers.len()
-    }
-
-    /// With a spawn handler that may forget a builder: waits (at most
-    /// [`SPAWN_HANDLER_DEADLINE`](crate::thread_builder::SPAWN_HANDLER_DEADLINE)) for the
-    /// workers below `upto` to report in, and counts those that did not as never started.
-    /// Returns the workers whose builder was dropped unrun and those whose builder was
-    /// forgotten.
-    fn give_up_on_unreported<S: ThreadSpawn>(
-        &self,
-        upto: usize,
-        spawn: &S,
-    ) -> (Vec<usize>, Vec<usize>) {
-        if !spawn.may_forget() {
-            return (Vec::new(), Vec::new());
-        }
-        let deadline = Instant::now() + crate::thread_builder::SPAWN_HANDLER_DEADLINE;
-        let (dropped, forgotten) = self.stopped.unreported(upto, deadline);
-        for _ in &forgotten {
-            self.worker_never_started();
-        }
-        (dropped, forgotten)
     }
 
     /// Relative speeds of the workers (all 1.0 unless the builder was given speeds).
@@ -361,160 +247,6 @@ impl Registry {
         self.sleep.notify_worker(owner);
     }
 
-    /// Queues the job `make(origin)` on the current worker if it belongs to this pool, else
-    /// injects it. A job somebody will wait for (`awaited`, a scope's task) goes out as a
-    /// [`Ticket`] under a sender-initiated policy, and the ticket is returned to the waiter.
-    pub(crate) fn push_or_inject(
-        &self,
-        awaited: bool,
-        make: impl FnOnce(u32) -> JobRef,
-    ) -> Option<Arc<Ticket>> {
-        let worker = WorkerThread::current();
-        // SAFETY: the pointer comes from the thread-local set by `main_loop`, which outlives
-        // every job this thread runs.
-        match unsafe { worker.as_ref() } {
-            Some(w) if ptr::eq(&*w.registry, self) => {
-                let job = make(w.index as u32);
-                // The task belongs to the isolated region its spawner works in, if any.
-                job.set_isolation(w.isolation());
-                if awaited && w.placing() {
-                    return Some(w.push_ticket(job));
-                }
-                w.push_spawn(job);
-            }
-            _ => self.inject(make(EXTERNAL)),
-        }
-        None
-    }
-
-    /// Runs `op` on a worker of this pool and returns its result.
-    pub(crate) fn in_worker<OP, R>(self: &Arc<Self>, op: OP) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        let worker = WorkerThread::current();
-        // SAFETY: see `push_or_inject`.
-        match unsafe { worker.as_ref() } {
-            Some(w) if ptr::eq(&*w.registry, &**self) => op(w, false),
-            current => self.in_worker_from(current, op),
-        }
-    }
-
-    /// Runs `op` on a worker of this pool for a caller that is not one: a thread outside every
-    /// pool (`current` is `None`), which blocks, or a worker of another pool, which keeps
-    /// running its own pool's work while it waits. A panic in `op` resumes in the caller.
-    ///
-    /// `op` is handed on as a `dyn FnMut`, so that the job, its latch and the waiting are
-    /// compiled once ([`Registry::run_from`]) rather than for every `op`: every `install` and
-    /// every parallel iterator driven from outside a pool comes here.
-    pub(crate) fn in_worker_from<OP, R>(
-        self: &Arc<Self>,
-        current: Option<&WorkerThread>,
-        op: OP,
-    ) -> R
-    where
-        OP: FnOnce(&WorkerThread, bool) -> R + Send,
-        R: Send,
-    {
-        let mut op = Some(op);
-        let mut result = None;
-        self.run_from(current, &mut |worker, injected| {
-            let op = op.take().expect("an injected job runs once");
-            result = Some(op(worker, injected));
-        });
-        result.expect("the job returned: its result is written")
-    }
-
-    /// [`Registry::in_worker_from`]'s work, for every `op` alike: injects a job that runs
-    /// `call` on a worker and waits for it, blocking (`current` is `None`) or running the
-    /// caller's own pool's work. A panic in `call` resumes here, in the caller.
-    #[cold]
-    #[inline(never)]
-    fn run_from(
-        self: &Arc<Self>,
-        current: Option<&WorkerThread>,
-        call: &mut (dyn FnMut(&WorkerThread, bool) + Send),
-    ) {
-        let run = |injected| {
-            let _root = RootGuard(self);
-            // SAFETY: a job runs on a worker thread, whose pointer is set.
-            let worker = unsafe { &*WorkerThread::current() };
-            call(worker, injected)
-        };
-        self.begin_root();
-        match current {
-            None => {
-                let job = StackJob::new(run, LockLatch::new());
-                // SAFETY: `job` stays on this stack until its latch is set below.
-                self.inject(unsafe { job.as_job_ref(EXTERNAL) });
-                job.latch.wait();
-                job.into_result()
-            }
-            Some(current) => {
-                let job = StackJob::new(run, SpinLatch::cross(&current.registry, current.index));
-                // SAFETY: `job` stays on this stack until its latch is set.
-                self.inject(unsafe { job.as_job_ref(EXTERNAL) });
-                current.wait_until(&job.latch);
-                job.into_result()
-            }
-        }
-    }
-
-    /// Runs a `'static` task somewhere in the pool; its panic goes to the panic handler.
-    pub(crate) fn spawn_static<F: FnOnce() + Send + 'static>(self: &Arc<Self>, func: F) {
-        // A `breadth_first` pool runs every spawn as a FIFO spawn.
-        self.spawn_static_in(self.breadth_first, func);
-    }
-
-    /// [`Registry::spawn_static`], in FIFO order with the other FIFO spawns of the spawning
-    /// worker (`fifo.rs`); from outside the pool the injector is FIFO already.
-    pub(crate) fn spawn_static_fifo<F: FnOnce() + Send + 'static>(self: &Arc<Self>, func: F) {
-        self.spawn_static_in(true, func);
-    }
-
-    fn spawn_static_in<F: FnOnce() + Send + 'static>(self: &Arc<Self>, fifo: bool, func: F) {
-        self.begin_root();
-        let registry = Arc::clone(self);
-        let job = crate::job::HeapJob::new(move || {
-            let _root = RootGuard(&registry);
-            if let Err(payload) = unwind::halt_unwinding(func) {
-                registry.handle_panic(payload);
-            }
-        });
-        self.push_or_inject(false, |origin| {
-            // SAFETY: the job owns everything it uses (`'static`).
-            let task = unsafe { job.into_job_ref(origin) };
-            if !fifo || origin == EXTERNAL || crate::isolate::isolated() {
-                return task;
-            }
-            // SAFETY: the lanes live in this registry, which the worker that runs the
-            // indirection (a worker of this pool: it is queued on one, and only this pool's
-            // workers take it) keeps alive; the task is queued nowhere else.
-            unsafe { self.lanes.enqueue(origin, task) }
-        });
-    }
-
-    /// A `'static` spawn panicked (on the current worker): count it and hand the payload to the
-    /// panic handler, or drop it. The library prints nothing: the panic hook already reported
-    /// the panic where it happened. Nothing here unwinds, whatever the handler or the payload
-    /// does, so the worker goes on.
-    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
-        let worker = WorkerThread::current();
-        // SAFETY: a spawned task runs on a worker thread, whose pointer is set and live.
-        if let Some(w) = unsafe { worker.as_ref() } {
-            bump(&w.counters().panics, 1);
-        }
-        match &self.panic_handler {
-            Some(handler) => {
-                if let Err(nested) = unwind::halt_unwinding(|| handler(payload)) {
-                    unwind::drop_payload(nested);
-                }
-            }
-            None => unwind::drop_payload(payload),
-        }
-    }
-
     /// Runs the start handler, if any, on worker `index` (the current thread). Its panic is
     /// handled as a spawn's ([`Registry::handle_panic`]); nothing unwinds.
     pub(crate) fn thread_started(&self, index: usize) {
@@ -542,8 +274,15 @@ impl Registry {
         true
     }
 
-    /// A worker whose [`ThreadBuilder`] was dropped without running: it has no exit handler to
-    /// wait for and no thread to stop.
+    /// `n` workers whose builders were never made (a spawn handler failed first): none has an
+    /// exit handler to wait for or a thread to stop.
+    pub(crate) fn workers_never_built(&self, n: usize) {
+        self.exits_done.fetch_add(n, Ordering::SeqCst);
+        self.stopped.add(n);
+    }
+
+    /// A worker whose [`ThreadBuilder`](crate::ThreadBuilder) was dropped without running: it
+    /// has no exit handler to wait for and no thread to stop.
     pub(crate) fn worker_never_started(&self) {
         self.exits_done.fetch_add(1, Ordering::SeqCst);
         self.sleep.notify_all();
@@ -561,18 +300,6 @@ impl Registry {
         if let Err(payload) = unwind::halt_unwinding(|| handler(index)) {
             self.handle_panic(payload);
         }
-    }
-
-    /// Queues `job` for worker `to` alone (a broadcast), and wakes it if it sleeps: push, then
-    /// notify, against the sleeper's re-check of its broadcast queue (`src/sleep/README.md`).
-    pub(crate) fn push_broadcast(&self, to: usize, job: JobRef) {
-        // The share belongs to the isolated region the broadcaster works in, if any: its
-        // waits stay inside it (`worker/isolated.rs`).
-        job.set_isolation(crate::isolate::current_region());
-        // Counted as submitted, as its run is counted in `injected` (`docs/stats.md`).
-        self.submitted.fetch_add(1, Ordering::Relaxed);
-        self.workers[to].broadcasts.push(job);
-        self.sleep.notify_worker(to);
     }
 
     /// After worker `from` published a job in its deque: wake a sleeper that may take it, or,
@@ -687,6 +414,9 @@ impl Drop for RootGuard<'_> {
         self.0.end_root();
     }
 }
+
+pub(crate) mod cells;
+mod stopped;
 
 #[cfg(all(test, loom))]
 #[path = "loom/registry.rs"]

@@ -1,6 +1,6 @@
 //! `spawn`: fire-and-forget tasks.
 
-use crate::registry::WorkerThread;
+use crate::worker::WorkerThread;
 
 /// Runs `func` in the current pool (or the global pool outside any pool) without waiting for it.
 ///

@@ -3,14 +3,16 @@
 //! stopped workers that [`crate::ThreadPool::shutdown`] waits on when the threads are not ours to
 //! join.
 
+use crate::config::{BuildError, Config};
 use crate::job::JobRef;
 use crate::registry::Registry;
 use crate::sync::deque::Worker;
 use crate::sync::thread::JoinHandle;
-use crate::sync::{Condvar, Mutex};
+use crate::unwind;
 use std::fmt;
 use std::io;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// One worker thread of a pool being built, handed to the closure given to
 /// [`crate::ThreadPoolBuilder::spawn_handler`]. The closure starts a thread however it likes
@@ -85,7 +87,7 @@ impl ThreadBuilder {
     /// If the calling thread is already a worker of a pool (it would run two workers at once).
     pub fn run(mut self) {
         assert!(
-            crate::registry::WorkerThread::current().is_null(),
+            crate::worker::WorkerThread::current().is_null(),
             "hypersteal: ThreadBuilder::run called on a thread that is already a pool worker"
         );
         let deque = self.deque.take().expect("a ThreadBuilder runs once");
@@ -180,76 +182,125 @@ where
 /// instead of hanging, or building a pool whose `broadcast` never returns.
 pub const SPAWN_HANDLER_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// How many of a pool's workers have left their loop: what [`crate::ThreadPool::shutdown`]
-/// waits on when it has no handles to join (threads from a spawn handler); and which workers
-/// have *reported in*: their `ThreadBuilder` ran or was dropped.
-pub(crate) struct Stopped {
-    state: Mutex<StoppedState>,
-    changed: Condvar,
-}
-
-struct StoppedState {
-    stopped: usize,
-    /// Per worker: `None` until its builder ran (`Some(true)`) or was dropped unrun
-    /// (`Some(false)`).
-    reported: Vec<Option<bool>>,
-}
-
-impl Stopped {
-    pub(crate) fn new(workers: usize) -> Self {
-        Stopped {
-            state: Mutex::new(StoppedState {
-                stopped: 0,
-                reported: vec![None; workers],
-            }),
-            changed: Condvar::new(),
+/// Builds a pool's registry and starts its workers, each through `spawn` (worker 0 is the
+/// calling thread with `use_current_thread`). A failure to start any of them stops those
+/// already started and waits for them, so a failed build leaves no thread behind.
+pub(crate) fn start<S: ThreadSpawn>(
+    mut config: Config,
+    spawn: &mut S,
+) -> Result<(Arc<Registry>, Vec<JoinHandle<()>>), BuildError> {
+    let (registry, deques) = Registry::new(&mut config)?;
+    let n = deques.len();
+    let mut handles = Vec::with_capacity(n);
+    let names = std::mem::take(&mut config.thread_names);
+    // With `use_current_thread`, worker 0 is the calling thread, adopted below once every
+    // other worker started. It runs no loop, so it counts as stopped (and done with its
+    // exit handler, which does not run for it) from the start.
+    let mut adopted_deque = None;
+    if config.use_current_thread {
+        registry.stopped.report(0, true);
+        registry.worker_never_started();
+    }
+    for ((index, deque), name) in deques.into_iter().enumerate().zip(names) {
+        if config.use_current_thread && index == 0 {
+            adopted_deque = Some(deque);
+            continue;
         }
-    }
-
-    /// `n` more workers have stopped, or will never start.
-    pub(crate) fn add(&self, n: usize) {
-        self.state.lock().stopped += n;
-        self.changed.notify_all();
-    }
-
-    /// Blocks until `n` workers have stopped.
-    pub(crate) fn wait_for(&self, n: usize) {
-        let mut state = self.state.lock();
-        while state.stopped < n {
-            self.changed.wait(&mut state);
-        }
-    }
-
-    /// Worker `index`'s builder ran (`ran`) or was dropped unrun.
-    pub(crate) fn report(&self, index: usize, ran: bool) {
-        if let Some(r) = self.state.lock().reported.get_mut(index) {
-            *r = Some(ran);
-        }
-        self.changed.notify_all();
-    }
-
-    /// Waits until every worker below `upto` has reported in, at most until `deadline`.
-    /// Returns the workers whose builder was dropped unrun and those that have not reported
-    /// (their builders were forgotten: the build gives up on them and marks them reported).
-    pub(crate) fn unreported(
-        &self,
-        upto: usize,
-        deadline: std::time::Instant,
-    ) -> (Vec<usize>, Vec<usize>) {
-        let mut state = self.state.lock();
-        loop {
-            let missing: Vec<usize> = (0..upto).filter(|&i| state.reported[i].is_none()).collect();
-            let now = std::time::Instant::now();
-            if missing.is_empty() || now >= deadline {
-                for &i in &missing {
-                    state.reported[i] = Some(false);
-                }
-                let dropped = (0..upto)
-                    .filter(|&i| state.reported[i] == Some(false) && !missing.contains(&i))
-                    .collect();
-                return (dropped, missing);
+        let thread =
+            ThreadBuilder::new(name, config.stack_size, index, deque, Arc::clone(&registry));
+        // A spawn handler that panics must not leave started workers behind either.
+        let spawned = match unwind::halt_unwinding(|| spawn.spawn(thread)) {
+            Ok(result) => result.map_err(|e| e.to_string()),
+            Err(payload) => {
+                let message = format!(
+                    "the spawn handler panicked: {}",
+                    unwind::payload_message(&payload)
+                );
+                unwind::drop_payload(payload);
+                Err(message)
             }
-            self.changed.wait_for(&mut state, deadline - now);
+        };
+        match spawned {
+            Ok(Some(h)) => handles.push(h),
+            Ok(None) => {}
+            Err(error) => {
+                // The workers already started exit at once (nothing is outstanding); wait
+                // for them, so a failed build leaves no thread behind. Those that never
+                // started have no exit handler to wait for.
+                // Worker `index` counts itself: its builder, if dropped unrun, or its
+                // thread when it stops, if the handler started it before failing.
+                let never_built = n - index - 1;
+                registry.workers_never_built(never_built);
+                registry.terminate();
+                for h in handles {
+                    let _ = h.join();
+                }
+                // A builder the handler neither ran nor dropped (`mem::forget`) never
+                // counts itself: give up on it after the deadline.
+                give_up_on_unreported(&registry, index + 1, &*spawn);
+                registry.stopped.wait_for(n);
+                return Err(BuildError::ThreadSpawn {
+                    index,
+                    stack_size: config.stack_size,
+                    error,
+                });
+            }
         }
     }
+    // Every worker must report in (its builder run or dropped): a pool with a worker that
+    // never starts would hang its first `broadcast`.
+    let (dropped, forgotten) = give_up_on_unreported(&registry, n, &*spawn);
+    let failed = match (dropped.first(), forgotten.first()) {
+        (Some(&i), _) => Some((
+            i,
+            "the spawn handler dropped this worker's ThreadBuilder without running it".to_string(),
+        )),
+        (None, Some(&i)) => Some((
+            i,
+            format!(
+                "the spawn handler neither ran nor dropped this worker's ThreadBuilder within {:?}",
+                SPAWN_HANDLER_DEADLINE
+            ),
+        )),
+        (None, None) => None,
+    };
+    if let Some((index, error)) = failed {
+        registry.terminate();
+        for h in handles {
+            let _ = h.join();
+        }
+        registry.stopped.wait_for(n);
+        return Err(BuildError::ThreadSpawn {
+            index,
+            stack_size: config.stack_size,
+            error,
+        });
+    }
+    if let Some(deque) = adopted_deque {
+        // Leaked on purpose (`ThreadPoolBuilder::use_current_thread`): the thread stays
+        // worker 0 for the rest of its life.
+        crate::worker::adopt(deque, Arc::clone(&registry));
+    }
+    Ok((registry, handles))
+}
+
+/// With a spawn handler that may forget a builder: waits (at most
+/// [`SPAWN_HANDLER_DEADLINE`]) for the
+/// workers below `upto` to report in, and counts those that did not as never started.
+/// Returns the workers whose builder was dropped unrun and those whose builder was
+/// forgotten.
+fn give_up_on_unreported<S: ThreadSpawn>(
+    registry: &Registry,
+    upto: usize,
+    spawn: &S,
+) -> (Vec<usize>, Vec<usize>) {
+    if !spawn.may_forget() {
+        return (Vec::new(), Vec::new());
+    }
+    let deadline = Instant::now() + SPAWN_HANDLER_DEADLINE;
+    let (dropped, forgotten) = registry.stopped.unreported(upto, deadline);
+    for _ in &forgotten {
+        registry.worker_never_started();
+    }
+    (dropped, forgotten)
 }

@@ -1,6 +1,6 @@
 //! Cooperative yielding to the pool: [`yield_now`], [`yield_local`] and [`Yield`].
 
-use crate::registry::WorkerThread;
+use crate::worker::WorkerThread;
 
 /// What [`yield_now`] or [`yield_local`] (or their [`crate::ThreadPool`] forms) found to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -69,7 +69,7 @@
 use crate::iter::plumbing::Consumer;
 use crate::iter::ParallelIterator;
 use crate::latch::{PoolGuard, PoolLock};
-use crate::registry::WorkerThread;
+use crate::worker::WorkerThread;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 

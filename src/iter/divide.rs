@@ -22,7 +22,7 @@
 use crate::iter::plumbing::sealed::{Place, Token};
 use crate::iter::plumbing::Consumer;
 use crate::iter::schedule::initial_splits;
-use crate::registry::in_worker;
+use crate::worker::in_worker;
 
 /// A piece of an unindexed source.
 pub(crate) trait Divisible: Send + Sized {

@@ -21,9 +21,9 @@ use crate::iter::plumbing::{Consumer, Producer};
 use crate::iter::report::Recorder;
 use crate::iter::schedule::{initial_splits, Chunker};
 use crate::iter::Schedule;
-use crate::registry::{in_worker, WorkerThread};
 use crate::sync::Mutex;
 use crate::unwind;
+use crate::worker::{in_worker, WorkerThread};
 use std::any::Any;
 use std::time::Instant;
 

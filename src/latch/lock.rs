@@ -59,8 +59,9 @@
 //! decides what to do ([`PoolGuard::poisoned`]).
 
 use crate::latch::Probe;
-use crate::registry::{Registry, WorkerThread};
+use crate::registry::Registry;
 use crate::sync::{broken, fence, AtomicBool, AtomicUsize, Broken, Ordering, UnsafeCell};
+use crate::worker::WorkerThread;
 use std::cell::Cell;
 
 /// A lock over a `T` whose waiters keep working for the pool (module docs).

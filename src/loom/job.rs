@@ -12,7 +12,7 @@
 //! tries to take the task back, all at once: one of the three runs it, the others drop what they
 //! hold, and every reference to the ticket is given back.
 
-use super::{Job, JobHeader, JobRef, Ticket};
+use super::{Job, JobHeader, JobRef, Ticket, EXTERNAL};
 use crate::sync::{Arc, AtomicUsize, Ordering};
 
 /// A job that only counts its executions (it owns nothing, so running it twice is observable
@@ -24,7 +24,7 @@ struct Counted {
 }
 
 impl Job for Counted {
-    unsafe fn execute(this: *const ()) {
+    unsafe fn execute(this: *const (), _here: u32) {
         // SAFETY: `this` points to a `Counted` the model keeps alive until every thread is joined.
         unsafe { &*this.cast::<Counted>() }
             .runs
@@ -46,13 +46,13 @@ fn thief_and_creator_race() {
         // the task back.)
         if let Some(job) = unsafe { Ticket::redeem(queued) } {
             // SAFETY: the claim makes this the only execution of the task.
-            unsafe { job.execute() }
+            unsafe { job.execute(EXTERNAL) }
         }
     });
     let taken_back = match ticket.take() {
         Some(job) => {
             // SAFETY: as above.
-            unsafe { job.execute() };
+            unsafe { job.execute(EXTERNAL) };
             true
         }
         None => false,
@@ -98,14 +98,14 @@ fn exposed_copy_race() {
         // SAFETY: each queued JobRef is taken by exactly one thread below, and consumed once.
         if let Some(job) = unsafe { Ticket::unless_husk(job) } {
             // SAFETY: a ticket JobRef runs its task only if this claims it.
-            unsafe { job.execute() }
+            unsafe { job.execute(EXTERNAL) }
         }
     };
     let rescuer = loom::thread::spawn(move || run_queued(copy));
     let owner = loom::thread::spawn(move || run_queued(original));
     let taken_back = ticket.take().map(|job| {
         // SAFETY: the claim makes this the only execution of the task.
-        unsafe { job.execute() }
+        unsafe { job.execute(EXTERNAL) }
     });
     rescuer.join().unwrap();
     owner.join().unwrap();

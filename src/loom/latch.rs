@@ -3,10 +3,10 @@
 //! it. The install that runs the model also exercises the `LockLatch` of `install`.
 
 use super::{CountLatch, SpinLatch};
-use crate::job::StackJob;
-use crate::registry::WorkerThread;
+use crate::job::{StackJob, EXTERNAL};
 use crate::sync::loom_check::{model, pool, SendPtr};
 use crate::sync::UnsafeCell;
+use crate::worker::WorkerThread;
 
 /// The current worker (the model runs inside `install`).
 fn current_worker<'a>() -> &'a WorkerThread {
@@ -27,7 +27,7 @@ fn spin_latch_wait() {
         let job_ref = unsafe { job.as_job_ref(worker.index as u32) };
         let setter = loom::thread::spawn(move || {
             // SAFETY: executed once, while the job is alive (its owner waits for the latch).
-            unsafe { job_ref.execute() }
+            unsafe { job_ref.execute(EXTERNAL) }
         });
         worker.wait_until(&job.latch);
         let value = job.into_result();

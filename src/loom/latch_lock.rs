@@ -6,8 +6,8 @@
 //! re-check).
 
 use super::PoolLock;
-use crate::registry::WorkerThread;
 use crate::sync::loom_check::{model, pool_with, SendPtr};
+use crate::worker::WorkerThread;
 use crate::Policy;
 
 /// The waiter must get the lock once the holder releases it (else it sleeps beside a free lock

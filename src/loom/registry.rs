@@ -4,11 +4,11 @@
 //! the inbox, searching, sleeping). The placers are plain loom threads standing in for the
 //! placing workers, which keeps the state space small.
 
-use super::WorkerThread;
 use crate::job::HeapJob;
 use crate::latch::Probe;
 use crate::sync::loom_check::{model, pool_with};
 use crate::sync::{Arc, AtomicUsize, Ordering};
+use crate::worker::WorkerThread;
 
 const PLACERS: usize = 2;
 

@@ -8,9 +8,9 @@
 
 use super::ScopeBase;
 use crate::job::{HeapJob, Ticket};
-use crate::registry::WorkerThread;
 use crate::sync::loom_check::{model, pool, SendPtr};
 use crate::sync::{AtomicUsize, Ordering};
+use crate::worker::WorkerThread;
 
 fn late_sibling() {
     let pool = pool(1);

@@ -9,21 +9,11 @@
 use super::{Mode, WorkerThread};
 use crate::job::JobRef;
 use crate::policy::machine::Answer as Decision;
+use crate::registry::cells::{BLOCKED, GOT, NO_REQUEST, REJECT, WAITING};
 use crate::stats::bump;
 use crate::sync::deque::Steal;
-use crate::sync::{broken, AtomicBool, AtomicU32, AtomicUsize, Broken, Ordering, UnsafeCell};
+use crate::sync::{broken, Broken, Ordering};
 use crate::trace::{EventKind, NO_PEER};
-use crossbeam_utils::CachePadded;
-
-/// The request cell holds no request: a thief may post one.
-pub(crate) const NO_REQUEST: usize = usize::MAX;
-/// The owner is idle: requests fail at once. Only the owner enters and leaves this state.
-pub(crate) const BLOCKED: usize = usize::MAX - 1;
-
-/// Answer slot states.
-const WAITING: u32 = 0;
-const REJECT: u32 = 1;
-const GOT: u32 = 2;
 
 /// How long a thief waits for an answer before it withdraws its request (the victim is in a
 /// stretch without poll points), in nanoseconds of the pool's clock. A bound in time, not in
@@ -46,59 +36,6 @@ const ANSWER_SPINS: u32 = ANSWER_POLLS;
 /// waiting for its answer: its tasks are coarse enough that the cost of publishing does not
 /// matter, and a task hidden behind a long stretch without poll points leaves a worker idle.
 pub(super) const EAGER_PUSHES: u32 = 64;
-
-/// One worker's cells (in the registry, shared).
-pub(crate) struct Exchange {
-    request: CachePadded<AtomicUsize>,
-    state: CachePadded<AtomicU32>,
-    /// The task a victim hands over; written by the victim that claimed the request, before
-    /// its Release store of `GOT`, read by the owner after its Acquire load of `GOT`.
-    slot: UnsafeCell<Option<JobRef>>,
-    /// The owner's count of its waiting tasks (private stack, and standing queue when placing),
-    /// for policies that read loads (relaxed: a reader may see a value one push or pop old).
-    load: CachePadded<AtomicUsize>,
-    /// A thief withdrew a request to this worker: it waited [`ANSWER_POLLS`] polls without an
-    /// answer, so this worker runs long stretches without a poll point. A hint (Relaxed, lost
-    /// or repeated at no cost to correctness): at its next poll the owner publishes its next
-    /// [`EAGER_PUSHES`] tasks at once (README, "Starvation").
-    starved: CachePadded<AtomicBool>,
-}
-
-// SAFETY: `slot` is written only by the victim that claimed this worker's request and read only
-// by this worker after the Release/Acquire pair on `state` (README, "No task lost or run twice").
-unsafe impl Sync for Exchange {}
-
-impl Exchange {
-    /// A worker's cells. `blocked`: the worker starts idle (its cell `BLOCKED`, counted in the
-    /// pool's `idle`), as every worker of a receiver-initiated pool of two or more does: a
-    /// worker that has not started yet is not busy, and a `join` made before it gets to its
-    /// first search must see the demand (README, "Promotion").
-    pub(crate) fn new(blocked: bool) -> Self {
-        Exchange {
-            request: CachePadded::new(AtomicUsize::new(if blocked { BLOCKED } else { NO_REQUEST })),
-            state: CachePadded::new(AtomicU32::new(WAITING)),
-            slot: UnsafeCell::new(None),
-            load: CachePadded::new(AtomicUsize::new(0)),
-            starved: CachePadded::new(AtomicBool::new(false)),
-        }
-    }
-
-    /// Whether a thief waits for this worker's answer (a relaxed read of the own cell: the claim
-    /// in `answer` orders what matters).
-    #[inline(always)]
-    pub(crate) fn pending(&self) -> bool {
-        self.request.load(Ordering::Relaxed) < BLOCKED
-    }
-
-    #[inline(always)]
-    pub(crate) fn publish_load(&self, len: usize) {
-        self.load.store(len, Ordering::Relaxed);
-    }
-
-    pub(crate) fn published_load(&self) -> usize {
-        self.load.load(Ordering::Relaxed)
-    }
-}
 
 impl WorkerThread {
     /// A poll point found a request or an idle worker: answer the request; then, if somebody is

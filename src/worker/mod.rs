@@ -26,7 +26,8 @@
 //! ([`wait`]): stealing, placing, and the deep waiter of the sender-initiated policies; a wait
 //! inside an isolated region (`crate::isolate`) has its own ([`isolated`]).
 
-pub(crate) mod exchange;
+mod entry;
+mod exchange;
 mod isolated;
 mod place;
 mod tasks;
@@ -36,6 +37,7 @@ mod yield_one;
 use crate::job::{JobRef, Ticket, EXTERNAL};
 use crate::latch::Probe;
 use crate::policy::machine::{Env, Heartbeat, Machine};
+use crate::registry::cells::Exchange;
 use crate::registry::Registry;
 use crate::stats::{bump, Counters};
 use crate::sync::deque::Worker;
@@ -43,7 +45,6 @@ use crate::sync::{AtomicUsize, Ordering};
 use crate::trace::{EventKind, Ring, TraceEvent};
 use crate::unwind;
 use crossbeam_utils::CachePadded;
-use exchange::Exchange;
 use std::cell::{Cell, RefCell};
 use std::ptr;
 use std::sync::Arc;
@@ -622,11 +623,11 @@ impl WorkerThread {
             let creator = job.origin();
             self.record(EventKind::TaskStart, creator, 0);
             // SAFETY: every JobRef in a queue is executed exactly once, by whoever removed it.
-            unsafe { job.execute() };
+            unsafe { job.execute(self.index as u32) };
             self.record(EventKind::TaskEnd, creator, 0);
         } else {
             // SAFETY: as above.
-            unsafe { job.execute() };
+            unsafe { job.execute(self.index as u32) };
         }
         self.isolation.set(region);
         self.running.set(self.running.get() - 1);
@@ -718,7 +719,7 @@ impl WorkerThread {
                 let start = self.registry.now_ns();
                 let region = self.isolation.replace(job.isolation());
                 // SAFETY: the claim makes this the only execution of the job.
-                unsafe { job.execute() };
+                unsafe { job.execute(self.index as u32) };
                 self.isolation.set(region);
                 let ran = self.registry.now_ns().saturating_sub(start);
                 self.reclaimed_ns.set(self.reclaimed_ns.get() + ran);
