@@ -421,3 +421,109 @@ mod stopped;
 #[cfg(all(test, loom))]
 #[path = "loom/registry.rs"]
 mod loom_tests;
+
+/// The layering this module's docs promise, checked on the source: nothing the registry
+/// imports (directly or through other modules of the crate) imports the registry back.
+#[cfg(all(test, not(loom)))]
+mod layering_tests {
+    use std::collections::{BTreeMap, BTreeSet, VecDeque};
+    use std::path::Path;
+
+    /// The crate's top-level module each source file belongs to (`src/worker/wait.rs` is
+    /// `worker`), for every file of `src/` but `lib.rs` and the loom models.
+    fn files(dir: &Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files(&path, out);
+                continue;
+            }
+            let rel = path
+                .strip_prefix(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))
+                .unwrap();
+            let top = rel.iter().next().unwrap().to_string_lossy();
+            let top = top.trim_end_matches(".rs").to_string();
+            if path.extension().is_some_and(|e| e == "rs") && top != "lib" && top != "loom" {
+                out.push((top, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+
+    /// The top-level modules `code` names through `crate::` paths, outside comments and the
+    /// test module at the end of a file.
+    fn references(code: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+        let mut found = BTreeSet::new();
+        let mut lines = code.lines().peekable();
+        while let Some(line) = lines.next() {
+            let next_is_mod = lines.peek().is_some_and(|l| l.starts_with("mod "));
+            if line.starts_with("#[cfg(") && line.contains("test") && next_is_mod {
+                break;
+            }
+            let code = line.split("//").next().unwrap_or("");
+            for (at, _) in code.match_indices("crate::") {
+                let rest = &code[at + "crate::".len()..];
+                // `crate::a::b` names `a`; `crate::{a, b::c}` names `a` and `b`.
+                let names: Vec<&str> = match rest.strip_prefix('{') {
+                    Some(group) => group
+                        .split(',')
+                        .map(|item| item.trim().split("::").next().unwrap_or(""))
+                        .collect(),
+                    None => vec![rest],
+                };
+                for name in names {
+                    let ident: String = name
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if modules.contains(&ident) {
+                        found.insert(ident);
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn nothing_the_registry_imports_imports_it_back() {
+        let mut sources = Vec::new();
+        files(
+            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")),
+            &mut sources,
+        );
+        let modules: BTreeSet<String> = sources.iter().map(|(m, _)| m.clone()).collect();
+        assert!(modules.contains("registry") && modules.contains("worker"));
+        let mut imports: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (module, code) in &sources {
+            let found = references(code, &modules);
+            imports
+                .entry(module.clone())
+                .or_default()
+                .extend(found.into_iter().filter(|m| m != module));
+        }
+        // Breadth first from the registry's imports, remembering how each module was reached.
+        let mut reached_from: BTreeMap<String, String> = BTreeMap::new();
+        let mut queue: VecDeque<String> = VecDeque::from(["registry".to_string()]);
+        while let Some(module) = queue.pop_front() {
+            for next in &imports[&module] {
+                if next == "registry" {
+                    let mut path = vec![module.clone()];
+                    while let Some(prev) = reached_from.get(path.last().unwrap()) {
+                        path.push(prev.clone());
+                    }
+                    path.reverse();
+                    panic!(
+                        "an import circle through the registry: {} -> registry",
+                        path.join(" -> ")
+                    );
+                }
+                if !reached_from.contains_key(next) {
+                    reached_from.insert(next.clone(), module.clone());
+                    queue.push_back(next.clone());
+                }
+            }
+        }
+        // The check can fail: the registry's own imports were followed.
+        assert!(reached_from.contains_key("job") && !reached_from.contains_key("worker"));
+    }
+}
