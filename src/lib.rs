@@ -112,7 +112,7 @@ pub mod range_inclusive {
 /// rayon's `slice` module: the parallel slice traits and their iterators.
 pub mod slice {
     pub use crate::iter::chunks::Chunks;
-    pub use crate::iter::slice_methods::Split;
+    pub use crate::iter::slice_split::Split;
     pub use crate::iter::{
         ArrayWindows, ChunkBy, ChunkByMut, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut,
         ParallelSlice, ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut,

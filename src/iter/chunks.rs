@@ -1,11 +1,14 @@
 //! The parallel slice traits, [`ParallelSlice`] and [`ParallelSliceMut`], with `par_chunks`
 //! and `par_chunks_mut`: slices cut into consecutive sub-slices of a fixed size. The iterators of
-//! the other slice methods are in `slice_methods`.
+//! the other slice methods are in `slice_methods.rs` and `slice_split.rs`.
 
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
 use crate::iter::slice_methods::{
-    ArrayWindows, ChunkBy, ChunkByMut, ChunksExact, ChunksExactMut, RChunks, RChunksExact,
-    RChunksExactMut, RChunksMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
+    ArrayWindows, ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut,
+    Windows,
+};
+use crate::iter::slice_split::{
+    ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut,
 };
 use crate::iter::{DriveCallback, IndexedParallelIterator, ParallelIterator};
 

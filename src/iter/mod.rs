@@ -75,6 +75,7 @@ mod schedule;
 mod sides;
 mod slice;
 pub(crate) mod slice_methods;
+pub(crate) mod slice_split;
 mod sort;
 pub mod sources;
 pub mod strings;
@@ -115,12 +116,13 @@ pub use range::RangeIter;
 pub use report::{LoopReport, WorkerFinish};
 pub use schedule::{ParseScheduleError, Schedule};
 pub use slice::{Iter, IterMut};
-// `slice_methods::Split` is reachable as `hypersteal::slice::Split`: here the name is the
-// `split` source's, as in rayon.
 pub use slice_methods::{
-    ArrayWindows, ChunkBy, ChunkByMut, ChunksExact, ChunksExactMut, RChunks, RChunksExact,
-    RChunksExactMut, RChunksMut, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
+    ArrayWindows, ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut,
+    Windows,
 };
+// `slice_split::Split` is reachable as `hypersteal::slice::Split`: here the name is the `split`
+// source's, as in rayon.
+pub use slice_split::{ChunkBy, ChunkByMut, SplitInclusive, SplitInclusiveMut, SplitMut};
 pub use sources::{
     empty, once, repeat, repeat_n, repeatn, split, Empty, Once, Repeat, RepeatN, Split,
 };
