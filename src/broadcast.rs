@@ -193,7 +193,7 @@ where
             let _root = crate::registry::RootGuard(&reg);
             let ctx = BroadcastContext::new(i, n);
             if let Err(payload) = unwind::halt_unwinding(|| op(ctx)) {
-                reg.handle_panic(payload);
+                reg.handle_task_panic(payload);
             }
         });
         // SAFETY: the job owns everything it uses (`'static`).

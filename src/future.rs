@@ -173,7 +173,7 @@ impl<T> Drop for JoinHandle<T> {
         // A panic the task ended with and nobody took goes where a `spawn`'s would, as it does
         // when the handle is dropped before the task ends (`Shared::complete`).
         if let Some(Err(payload)) = result {
-            self.shared.registry.handle_panic(payload);
+            self.shared.registry.handle_task_panic(payload);
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::pinning::Cores;
 use crate::policy::machine::{LoadView, Shared};
 use crate::policy::{Policy, Reach};
 use crate::sleep::Sleep;
-use crate::stats::{Counters, PoolStats};
+use crate::stats::{bump, Counters, PoolStats};
 use crate::sync::deque::{Injector, Steal, Stealer, Worker};
 use crate::sync::{broken, AtomicBool, AtomicU64, AtomicUsize, Broken, Mutex, Ordering};
 use crate::topology::TopologyGraph;
@@ -24,6 +24,7 @@ use crate::trace::{Ring, Rings, Trace};
 use crate::unwind;
 use cells::Exchange;
 use crossbeam_utils::CachePadded;
+use std::any::Any;
 use std::sync::Arc;
 use std::time::Instant;
 pub(crate) use stopped::Stopped;
@@ -247,6 +248,26 @@ impl Registry {
         self.sleep.notify_worker(owner);
     }
 
+    /// A `'static` spawn or a start or exit handler panicked on the thread of worker `worker`
+    /// (`None`: on no worker's thread): count it there and hand the payload to the panic
+    /// handler, or drop it. The library prints nothing: the panic hook already reported the
+    /// panic where it happened. Nothing here unwinds, whatever the handler or the payload does,
+    /// so the worker goes on.
+    pub(crate) fn handle_panic(&self, worker: Option<usize>, payload: Box<dyn Any + Send>) {
+        if let Some(index) = worker {
+            // On worker `index`'s own thread: its counters have that one writer.
+            bump(&self.workers[index].stats.panics, 1);
+        }
+        match &self.panic_handler {
+            Some(handler) => {
+                if let Err(nested) = unwind::halt_unwinding(|| handler(payload)) {
+                    unwind::drop_payload(nested);
+                }
+            }
+            None => unwind::drop_payload(payload),
+        }
+    }
+
     /// Runs the start handler, if any, on worker `index` (the current thread). Its panic is
     /// handled as a spawn's ([`Registry::handle_panic`]); nothing unwinds.
     pub(crate) fn thread_started(&self, index: usize) {
@@ -298,7 +319,7 @@ impl Registry {
 
     fn run_thread_handler(&self, handler: &ThreadHandler, index: usize) {
         if let Err(payload) = unwind::halt_unwinding(|| handler(index)) {
-            self.handle_panic(payload);
+            self.handle_panic(Some(index), payload);
         }
     }
 

@@ -7,10 +7,8 @@ use super::WorkerThread;
 use crate::job::{JobRef, StackJob, Ticket, EXTERNAL};
 use crate::latch::{LockLatch, SpinLatch};
 use crate::registry::{Registry, RootGuard};
-use crate::stats::bump;
 use crate::sync::Ordering;
 use crate::unwind;
-use std::any::Any;
 use std::ptr;
 use std::sync::Arc;
 
@@ -133,7 +131,7 @@ impl Registry {
         let job = crate::job::HeapJob::new(move || {
             let _root = RootGuard(&registry);
             if let Err(payload) = unwind::halt_unwinding(func) {
-                registry.handle_panic(payload);
+                registry.handle_task_panic(payload);
             }
         });
         self.push_or_inject(false, |origin| {
@@ -149,24 +147,12 @@ impl Registry {
         });
     }
 
-    /// A `'static` spawn panicked (on the current worker): count it and hand the payload to the
-    /// panic handler, or drop it. The library prints nothing: the panic hook already reported
-    /// the panic where it happened. Nothing here unwinds, whatever the handler or the payload
-    /// does, so the worker goes on.
-    pub(crate) fn handle_panic(&self, payload: Box<dyn Any + Send>) {
-        let worker = WorkerThread::current();
-        // SAFETY: a spawned task runs on a worker thread, whose pointer is set and live.
-        if let Some(w) = unsafe { worker.as_ref() } {
-            bump(&w.counters().panics, 1);
-        }
-        match &self.panic_handler {
-            Some(handler) => {
-                if let Err(nested) = unwind::halt_unwinding(|| handler(payload)) {
-                    unwind::drop_payload(nested);
-                }
-            }
-            None => unwind::drop_payload(payload),
-        }
+    /// A task of this pool (a `'static` spawn, a broadcast, a spawned future) panicked on the
+    /// current thread: [`Registry::handle_panic`], counted on the current worker.
+    pub(crate) fn handle_task_panic(&self, payload: Box<dyn std::any::Any + Send>) {
+        // SAFETY: the thread-local points to this thread's live worker, or is null.
+        let here = unsafe { WorkerThread::current().as_ref() }.map(|w| w.index);
+        self.handle_panic(here, payload);
     }
 
     /// Queues `job` for worker `to` alone (a broadcast), and wakes it if it sleeps: push, then
