@@ -2,9 +2,9 @@
 //! tree the combining policy (`grr-m`) climbs.
 //!
 //! A topology is a name ([`Topology`]); laid over a number of workers it becomes a
-//! [`TopologyGraph`]. Graphs follow `docs/policies.md` exactly: the incomplete hypercube when the
-//! count is not a power of two, a near-square row-major mesh whose last row may be short, a torus
-//! that wraps only rows and columns that are full, a ring, and the complete graph.
+//! [`TopologyGraph`]. The graphs: the incomplete hypercube when the count is not a power of two,
+//! a near-square row-major mesh whose last row may be short, a torus that wraps only rows and
+//! columns that are full, a ring, and the complete graph.
 //!
 //! Nothing is tabulated: a graph keeps only its shape (a handful of integers), and neighbours,
 //! hop distances, the diameter and the mean distance are computed from that shape. Each of them
@@ -568,7 +568,7 @@ mod tests {
     use super::*;
     use std::collections::VecDeque;
 
-    /// Whether `a` and `b` are adjacent, straight from the definitions in `docs/policies.md`
+    /// Whether `a` and `b` are adjacent, straight from the definitions in the module's docs
     /// (and `mesh_shape`), written independently of the code above.
     fn adjacent(t: Topology, p: usize, a: usize, b: usize) -> bool {
         if a == b {

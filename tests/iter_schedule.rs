@@ -1,4 +1,4 @@
-//! Loop schedules: parsing, the chunk plans of `docs/policies.md`, panics, weights and the
+//! Loop schedules: parsing, the chunk plans each schedule documents, panics, weights and the
 //! imbalance report.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Topology graphs exactly as docs/policies.md defines them.
+//! Topology graphs exactly as `hypersteal::topology`'s docs define them.
 
 use hypersteal::Topology;
 

@@ -41,8 +41,10 @@ use std::time::{Duration, Instant};
 use hypersteal::policy::machine::{
     allocating_beat, machine_for, standing_beat, Answer, Env, Machine, Shared,
 };
+use hypersteal::policy::spec::SharedState;
+use hypersteal::policy::Reach;
 use hypersteal::prelude::*;
-use hypersteal::{LoadScope, Policy, ThreadPool, ThreadPoolBuilder, TopologyGraph};
+use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder, TopologyGraph};
 use mpi::topology::{Communicator, SimpleCommunicator};
 
 use crate::stats::{MpiStats, RankStats};
@@ -92,7 +94,9 @@ struct Rank<'c, T: Task> {
     tag: i32,
     me: usize,
     size: usize,
-    policy: Policy,
+    /// Whether the policy keeps a donor queue (`sb`): rank 0 then hears when a rank becomes
+    /// busy or idle.
+    donor_queue: bool,
     graph: TopologyGraph,
     step: usize,
     machine: Box<dyn Machine>,
@@ -171,11 +175,12 @@ impl<'c, T: Task> Rank<'c, T> {
         let policy = config.policy;
         let graph = config.topology.graph(size);
         let seed = config.seed.wrapping_add(me as u64);
-        let choose = match policy {
+        let spec = policy.spec();
+        let choose = match spec.shared_state(&policy) {
             _ if policy.is_sender_initiated() => Choose::Never,
-            Policy::GlobalRoundRobin | Policy::SchedulerBased => Choose::Central,
-            Policy::GrrCombining { .. } => Choose::Combining,
-            _ => Choose::Local,
+            SharedState::Counter | SharedState::DonorQueue => Choose::Central,
+            SharedState::CombiningTree { .. } => Choose::Combining,
+            SharedState::Nothing | SharedState::Proximities => Choose::Local,
         };
         // grr-m's machine here is grr's: the combining happens in messages, the value it yields is
         // the same sequence (seed 002), handed to the machine through the counter.
@@ -190,15 +195,10 @@ impl<'c, T: Task> Rank<'c, T> {
                 .map(|r| machine_for(&policy, r, size, config.seed.wrapping_add(r as u64)))
                 .collect(),
         });
-        let publish_to = match policy {
-            Policy::MostLoaded {
-                scope: LoadScope::All,
-                ..
-            } => (0..size).filter(|&r| r != me).collect(),
-            Policy::MostLoaded { .. } | Policy::Acwn { .. } | Policy::Gradient { .. } => {
-                graph.neighbors(me).collect()
-            }
-            _ => Vec::new(),
+        let publish_to = match spec.loads_read(&policy) {
+            Reach::All => (0..size).filter(|&r| r != me).collect(),
+            Reach::Neighbors => graph.neighbors(me).collect(),
+            Reach::Nothing => Vec::new(),
         };
         let stack: VecDeque<_> = roots
             .into_iter()
@@ -209,7 +209,7 @@ impl<'c, T: Task> Rank<'c, T> {
             tag,
             me,
             size,
-            policy,
+            donor_queue: spec.shared_state(&policy) == SharedState::DonorQueue,
             shared: Shared::new(&local_policy, &graph),
             machine: machine_for(&local_policy, me, size, seed),
             graph,
@@ -528,7 +528,7 @@ impl<'c, T: Task> Rank<'c, T> {
         self.ask = Ask::Ready;
         self.round_left = 0;
         self.decide(|m, env| m.busy(env));
-        if self.policy == Policy::SchedulerBased {
+        if self.donor_queue {
             self.report_donor(true);
         }
     }
@@ -540,7 +540,7 @@ impl<'c, T: Task> Rank<'c, T> {
         self.busy = false;
         self.idle_since = Some(Instant::now());
         self.decide(|m, env| m.idle(env));
-        if self.policy == Policy::SchedulerBased {
+        if self.donor_queue {
             self.report_donor(false);
         }
     }

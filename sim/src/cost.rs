@@ -6,6 +6,7 @@
 //! `base + per_hop × d`, with `d` the topology graph's real shortest-path distance (so the mean
 //! grows like log P on a hypercube, like √P on a mesh, and stays 1 on the complete graph).
 
+use hypersteal::policy::spec::SharedState;
 use hypersteal::Policy;
 
 /// Parameters of the simulated machine. All times are in simulated time units.
@@ -182,11 +183,12 @@ pub(crate) enum SharedPoint {
 impl SharedPoint {
     /// The shared point of `policy`.
     pub(crate) fn of(policy: &Policy) -> SharedPoint {
-        match policy {
-            Policy::GlobalRoundRobin => SharedPoint::Counter,
-            Policy::SchedulerBased => SharedPoint::DonorQueue,
-            Policy::GrrCombining { .. } => SharedPoint::CombiningTree,
-            _ => SharedPoint::Nothing,
+        match policy.spec().shared_state(policy) {
+            SharedState::Counter => SharedPoint::Counter,
+            SharedState::DonorQueue => SharedPoint::DonorQueue,
+            SharedState::CombiningTree { .. } => SharedPoint::CombiningTree,
+            // Gradient's proximities do not choose victims: its workers place tasks.
+            SharedState::Nothing | SharedState::Proximities => SharedPoint::Nothing,
         }
     }
 }

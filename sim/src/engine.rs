@@ -308,13 +308,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     pub(crate) fn new(config: &SimConfig, tree: Option<&'a T>, split: SplitWork) -> Self {
         let p = config.procs;
         let graph = config.topology.graph(p);
-        // The combining tree's values do not depend on its window; in one thread a window only
-        // spins, so the simulator's tree gets none (the window's cost is `t_combine`).
-        let shared_policy = match config.policy {
-            Policy::GrrCombining { .. } => Policy::GrrCombining { window: 0 },
-            other => other,
-        };
-        let shared = Shared::new(&shared_policy, &graph);
+        // The window's cost is `t_combine`; the tree itself does not spin here.
+        let shared = Shared::taking_turns(&config.policy, &graph);
         let procs = (0..p)
             .map(|k| {
                 let mut depth = 0;

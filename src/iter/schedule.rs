@@ -4,7 +4,7 @@
 //! keeps splitting pieces that were stolen. Every other schedule is *counter based*, after the
 //! self-scheduling schemes of Xu and Chronopoulos (seed 003) and Kazouris (seed 004): one
 //! participant per worker repeatedly takes the next chunk from a shared counter, and the chunk
-//! sizes follow the formulas of `docs/policies.md` ("Loop self-scheduling").
+//! sizes follow those papers' formulas (each [`Schedule`] variant states its own).
 //! [`Schedule::plan`] lists the sizes a schedule hands out; the sizes always sum to the number of
 //! iterations, the last chunk being cut short where a formula would overshoot.
 

@@ -10,7 +10,30 @@
 //!   task, if it has hops left, goes to the least-loaded neighbour when that one is less loaded.
 
 use super::machine::{Env, LoadView, Machine};
+use super::marks::{low_within_high, marks, MARKS};
+use super::spec::Spec;
+use super::{Policy, Reach};
 use crate::topology::TopologyGraph;
+
+/// `acwn`: sender-initiated; the marks `low` (2), `high` (8) and `interval` (16 heartbeats);
+/// reads the neighbours' loads; no shared state.
+pub(crate) const SPEC: Spec = Spec {
+    params: MARKS,
+    loads: |_| Reach::Neighbors,
+    check: low_within_high,
+    ..Spec::sender(
+        "acwn",
+        Policy::Acwn {
+            low: 2,
+            high: 8,
+            interval: 16,
+        },
+        |p, _, _, _| {
+            let (low, high, interval) = marks(p);
+            Box::new(Acwn::new(low, high, interval))
+        },
+    )
+};
 
 /// One worker's `acwn` state: its parameters and the ticks since the last standing step.
 #[derive(Clone, Debug)]

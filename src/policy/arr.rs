@@ -2,6 +2,14 @@
 //! starting just after itself (seed 002 section 4).
 
 use super::machine::{Env, Machine};
+use super::spec::Spec;
+use super::Policy;
+
+/// `arr`: no parameters, no shared state (each worker keeps its own cursor).
+pub(crate) const SPEC: Spec =
+    Spec::receiver("arr", Policy::AsyncRoundRobin, |_, me, workers, _| {
+        Box::new(AsyncRoundRobin::new(me, workers))
+    });
 
 /// One worker's `arr` state: the next target id.
 #[derive(Clone, Debug)]

@@ -9,8 +9,32 @@
 //! oldest waiting task to the neighbour with the least proximity, when that one is closer.
 
 use super::machine::{Env, Machine};
+use super::marks::{low_within_high, marks, MARKS};
+use super::spec::{SharedState, Spec};
+use super::{Policy, Reach};
 use crate::sync::Ordering;
 use crate::topology::TopologyGraph;
+
+/// `gradient`: sender-initiated; the marks `low` (1), `high` (2) and `interval` (1
+/// heartbeat); reads the neighbours' loads and publishes a proximity per worker.
+pub(crate) const SPEC: Spec = Spec {
+    params: MARKS,
+    loads: |_| Reach::Neighbors,
+    shared: |_| SharedState::Proximities,
+    check: low_within_high,
+    ..Spec::sender(
+        "gradient",
+        Policy::Gradient {
+            low: 1,
+            high: 2,
+            interval: 1,
+        },
+        |p, _, _, _| {
+            let (low, high, interval) = marks(p);
+            Box::new(Gradient::new(low, high, interval))
+        },
+    )
+};
 
 /// One worker's `gradient` state: its parameters and the ticks since the last update.
 #[derive(Clone, Debug)]

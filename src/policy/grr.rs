@@ -5,7 +5,54 @@
 //! hands out the same sequence of values.
 
 use super::machine::{Env, Machine};
+use super::spec::{Param, SharedState, Spec, Values};
+use super::Policy;
 use crate::sync::Ordering;
+
+/// `grr`: no parameters; the counter is pool-wide.
+pub(crate) const SPEC: Spec = Spec {
+    shared: |_| SharedState::Counter,
+    ..Spec::receiver("grr", Policy::GlobalRoundRobin, |_, _, _, _| {
+        Box::new(GlobalRoundRobin::counter())
+    })
+};
+
+/// The largest `grr-m` window: a request spins at most this many iterations in all, over the
+/// tree levels it climbs, waiting for partners (and none when it is alone in the tree).
+pub(crate) const MAX_WINDOW: u32 = 1024;
+
+/// `grr-m`: the combining tree is pool-wide; `window` (64) bounds a request's wait for
+/// partners.
+pub(crate) const SPEC_M: Spec = Spec {
+    params: &[Param {
+        key: "window",
+        values: Values::Int {
+            lo: 0,
+            hi: MAX_WINDOW as usize,
+        },
+        allowed: "an integer 0 to 1024 (spin iterations per request)",
+        get: |p| window(p) as usize,
+        set: |p, v| {
+            if let Policy::GrrCombining { window } = p {
+                *window = v as u32;
+            }
+        },
+    }],
+    shared: |p| SharedState::CombiningTree { window: window(p) },
+    ..Spec::receiver(
+        "grr-m",
+        Policy::GrrCombining { window: 64 },
+        |_, _, _, _| Box::new(GlobalRoundRobin::combining()),
+    )
+};
+
+/// The window of a `grr-m` policy.
+fn window(policy: &Policy) -> u32 {
+    match *policy {
+        Policy::GrrCombining { window } => window,
+        _ => unreachable!("grr-m's spec is only asked about grr-m"),
+    }
+}
 
 /// How a worker draws the next value of the global counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,21 +17,17 @@
 //!
 //! The runtime (`src/worker/`) and the simulator (the `hypersteal-sim` crate) are two
 //! interpreters of these decisions: both raise the same events in the same order, and neither
-//! looks at which policy it runs. Adding a policy means one file implementing [`Machine`] and a
-//! line in [`machine_for`].
+//! looks at which policy it runs. Each policy's file holds its machine and its spec
+//! ([`super::spec::Spec`]), which builds the machine ([`machine_for`]) and says what pool-wide
+//! state it needs.
+//!
+//! This module and `super::spec` are the interpreters' interface, used by the sibling crates
+//! `hypersteal-sim` and `hypersteal-mpi`; they are hidden from the crate's documentation and not
+//! covered by its semver promise.
 
-use super::acwn::Acwn;
-use super::arr::AsyncRoundRobin;
 use super::combining::CombiningTree;
-use super::gradient::Gradient;
-use super::grr::GlobalRoundRobin;
-use super::ml::Managed;
-use super::most_loaded::MostLoaded;
-use super::nn::NearestNeighbor;
-use super::random_alloc::RandomAlloc;
-use super::rp::RandomPolling;
-use super::sb::{DonorQueue, SchedulerBased};
-use super::sl::single_level;
+use super::sb::DonorQueue;
+use super::spec::SharedState;
 use super::Policy;
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 use crate::topology::TopologyGraph;
@@ -84,22 +80,36 @@ impl fmt::Debug for Shared {
 impl Shared {
     /// The shared state `policy` needs on `graph`.
     pub fn new(policy: &Policy, graph: &TopologyGraph) -> Self {
+        Shared::with_state(policy.spec().shared_state(policy), graph)
+    }
+
+    /// The shared state of an interpreter whose workers take turns in one thread (the
+    /// simulator): a combining tree's values do not depend on its window, and there a window
+    /// could only spin, so the tree gets none.
+    pub fn taking_turns(policy: &Policy, graph: &TopologyGraph) -> Self {
+        Shared::with_state(
+            match policy.spec().shared_state(policy) {
+                SharedState::CombiningTree { .. } => SharedState::CombiningTree { window: 0 },
+                other => other,
+            },
+            graph,
+        )
+    }
+
+    fn with_state(state: SharedState, graph: &TopologyGraph) -> Self {
         let p = graph.len();
         Shared {
             grr: AtomicU64::new(0),
-            tree: match policy {
-                Policy::GrrCombining { window } => Some(CombiningTree::new(
+            tree: match state {
+                SharedState::CombiningTree { window } => Some(CombiningTree::new(
                     (0..p).map(|k| graph.tree_parent(k)).collect(),
-                    *window,
+                    window,
                 )),
                 _ => None,
             },
-            donors: match policy {
-                Policy::SchedulerBased => Some(DonorQueue::new(p)),
-                _ => None,
-            },
-            proximity: match policy {
-                Policy::Gradient { .. } => (0..p).map(|_| AtomicUsize::new(0)).collect(),
+            donors: (state == SharedState::DonorQueue).then(|| DonorQueue::new(p)),
+            proximity: match state {
+                SharedState::Proximities => (0..p).map(|_| AtomicUsize::new(0)).collect(),
                 _ => Vec::new(),
             },
         }
@@ -256,36 +266,9 @@ pub trait Machine: Send + fmt::Debug {
 
 /// The machine of worker `me` of `workers` under `policy`; `seed` seeds its random draws.
 ///
-/// One line per policy; each machine lives in its own file of `src/policy/`.
+/// Each policy's spec builds its own machine (`Spec::machine`, in the policy's file).
 pub fn machine_for(policy: &Policy, me: usize, workers: usize, seed: u64) -> Box<dyn Machine> {
-    match *policy {
-        Policy::RandomPolling => Box::new(RandomPolling::new(me, seed)),
-        Policy::NearestNeighbor => Box::new(NearestNeighbor::default()),
-        Policy::AsyncRoundRobin => Box::new(AsyncRoundRobin::new(me, workers)),
-        Policy::GlobalRoundRobin => Box::new(GlobalRoundRobin::counter()),
-        Policy::GrrCombining { .. } => Box::new(GlobalRoundRobin::combining()),
-        Policy::SchedulerBased => Box::new(SchedulerBased),
-        Policy::MostLoaded {
-            scope,
-            min_load,
-            load,
-        } => Box::new(MostLoaded::new(scope, min_load, load)),
-        Policy::Acwn {
-            low,
-            high,
-            interval,
-        } => Box::new(Acwn::new(low, high, interval)),
-        Policy::Gradient {
-            low,
-            high,
-            interval,
-        } => Box::new(Gradient::new(low, high, interval)),
-        Policy::RandomAlloc => Box::new(RandomAlloc::new(me, seed)),
-        Policy::SingleLevel => Box::new(single_level(me, workers)),
-        Policy::MultiLevel { levels, group } => {
-            Box::new(Managed::multi_level(me, workers, levels, group))
-        }
-    }
+    (policy.spec().machine)(policy, me, workers, seed)
 }
 
 /// Helpers for the machines' unit tests.

@@ -36,6 +36,67 @@
 //! of requests): here, as there, work moves only when someone asks.
 
 use super::machine::{Env, Machine};
+use super::spec::{Param, Spec, Values};
+use super::{Policy, MAX_PARAM};
+
+/// `ml`: `levels` (2) and `group` (0: derived from `levels`); no shared state (the tree is
+/// computed from indices).
+pub(crate) const SPEC: Spec = Spec {
+    params: &[
+        Param {
+            key: "levels",
+            values: Values::Int { lo: 1, hi: 8 },
+            allowed: "an integer 1 to 8 (levels of managers)",
+            get: |p| fields(p).0 as usize,
+            set: |p, v| {
+                if let Policy::MultiLevel { levels, .. } = p {
+                    *levels = v as u32;
+                }
+            },
+        },
+        GROUP,
+    ],
+    managers: true,
+    check: |p| match fields(p).1 {
+        1 => Err(GROUP.error("ml", "1")),
+        _ => Ok(()),
+    },
+    ..Spec::receiver(
+        "ml",
+        Policy::MultiLevel {
+            levels: 2,
+            group: 0,
+        },
+        |p, me, workers, _| {
+            let (levels, group) = fields(p);
+            Box::new(Managed::multi_level(me, workers, levels, group))
+        },
+    )
+};
+
+/// `ml`'s fan-out: 0 or 2 and up (a fan-out of 1 would make a chain, not a tree).
+const GROUP: Param = Param {
+    key: "group",
+    values: Values::Int {
+        lo: 0,
+        hi: MAX_PARAM,
+    },
+    allowed: "0 (derived from `levels`) or an integer 2 to 1000000 (workers per manager)",
+    get: |p| fields(p).1,
+    set: |p, v| {
+        if let Policy::MultiLevel { group, .. } = p {
+            *group = v;
+        }
+    },
+};
+
+/// `(levels, group)` of an `ml` policy.
+fn fields(policy: &Policy) -> (u32, usize) {
+    match *policy {
+        Policy::MultiLevel { levels, group } => (levels, group),
+        _ => unreachable!("ml's spec is only asked about ml"),
+    }
+}
 
 /// Where worker `me` sits in the manager tree of `workers` workers with fan-out `fanout`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

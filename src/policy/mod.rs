@@ -1,25 +1,35 @@
 //! Scheduling policies: how work moves between workers.
 //!
-//! A [`Policy`] is a name plus parameters, parsed from `name:key=value,...`. Each policy's
-//! decisions are one per-worker state machine ([`machine::Machine`], built by
-//! [`machine::machine_for`]), in a file of its own: the receiver-initiated policies (an idle worker
-//! asks a victim; `docs/policies.md`, "Receiver-initiated") `rp.rs`, `nn.rs`, `arr.rs`, `grr.rs`
-//! (`grr` and `grr-m`), `sb.rs` and `most_loaded.rs`; the sender-initiated ones (a busy worker
-//! places tasks; "Sender-initiated") `acwn.rs`, `gradient.rs` and `random_alloc.rs`. The
-//! The manager schemes `sl` and `ml` (seed 002 section 6: a manager, or a tree of managers,
-//! hands out work on demand) are `sl.rs` and `ml.rs`. The
-//! pool-wide state some of them need ([`machine::Shared`]: GRR's counter, GRR-M's combining tree
-//! in `combining.rs`, SB's donor queue, the gradient model's proximities) is built once per pool.
+//! A [`Policy`] is a name plus parameters, parsed from `name:key=value,...`. Each policy lives in
+//! a file of its own, which holds its decisions, one per-worker state machine
+//! ([`machine::Machine`]), and its `const SPEC` ([`spec::Spec`]): its name, its parameters with
+//! their ranges and defaults, whether it is receiver-initiated (an idle worker asks a victim:
+//! `rp.rs`, `nn.rs`, `arr.rs`, `grr.rs` for `grr` and `grr-m`, `sb.rs`, `most_loaded.rs`) or
+//! sender-initiated (a busy worker places tasks: `acwn.rs`, `gradient.rs`, `random_alloc.rs`),
+//! whether it has managers (seed 002 section 6: `sl.rs`, `ml.rs`), where an idle worker may look,
+//! whose loads it reads and what pool-wide state it needs ([`machine::Shared`]: GRR's counter,
+//! GRR-M's combining tree in `combining.rs`, SB's donor queue, the gradient model's
+//! proximities). `SPECS` below lists the specs and is the one list of policies: parsing,
+//! `Display`, [`Policy::validate`], [`Policy::all`] and [`Policy::NAMES`] are read off it. A new
+//! policy without shared state is one file, its variant of [`Policy`] and one line in `SPECS`.
+//!
 //! Policies read the topology and the published loads and never call back into the pool, so the
-//! same decisions are driven by the runtime's worker threads and by the simulator (the
-//! `hypersteal-sim` crate) alike.
+//! same decisions are driven by the runtime's worker threads, by the simulator (the
+//! `hypersteal-sim` crate) and by MPI ranks (`hypersteal-mpi`) alike.
+//!
+//! **What is public.** [`Policy`], [`LoadScope`], [`LoadMeasure`], [`Reach`], [`XorShift`] and the
+//! error types are the runtime's API. [`machine`], [`spec`] and [`Policy::spec`] are the
+//! interpreters' interface, for the simulator and MPI crates of this workspace: they are hidden
+//! from the documentation and may change in any release.
 
 mod acwn;
 mod arr;
 pub(crate) mod combining;
 mod gradient;
 mod grr;
+#[doc(hidden)]
 pub mod machine;
+mod marks;
 pub(crate) mod ml;
 mod most_loaded;
 mod nn;
@@ -28,8 +38,11 @@ mod rng;
 mod rp;
 mod sb;
 mod sl;
+#[doc(hidden)]
+pub mod spec;
 
 pub use rng::XorShift;
+use spec::{Initiative, Spec};
 
 use std::fmt;
 use std::str::FromStr;
@@ -55,7 +68,7 @@ pub enum LoadMeasure {
 /// A scheduling policy with its parameters.
 ///
 /// Parses from `name` or `name:key=value,...` and displays the same way (parameters at their
-/// defaults are left out). The names are those of `docs/policies.md`:
+/// defaults are left out):
 ///
 /// | name | policy | parameters (default) |
 /// |---|---|---|
@@ -153,25 +166,30 @@ pub enum Policy {
     },
 }
 
-const DEFAULT_WINDOW: u32 = 64;
-const DEFAULT_LEVELS: u32 = 2;
-const ACWN_DEFAULT: Policy = Policy::Acwn {
-    low: 2,
-    high: 8,
-    interval: 16,
-};
-const GRADIENT_DEFAULT: Policy = Policy::Gradient {
-    low: 1,
-    high: 2,
-    interval: 1,
-};
-
 impl Default for Policy {
     /// Random polling, the policy with the best-known bounds (and rayon's choice).
     fn default() -> Self {
         Policy::RandomPolling
     }
 }
+
+/// Every policy's spec (receiver-initiated, sender-initiated, then the manager schemes): the one
+/// list of policies, from
+/// which parsing, `Display`, validation, [`Policy::all`] and [`Policy::NAMES`] are read.
+const SPECS: &[&Spec] = &[
+    &rp::SPEC,
+    &nn::SPEC,
+    &arr::SPEC,
+    &grr::SPEC,
+    &grr::SPEC_M,
+    &sb::SPEC,
+    &most_loaded::SPEC,
+    &acwn::SPEC,
+    &gradient::SPEC,
+    &random_alloc::SPEC,
+    &sl::SPEC,
+    &ml::SPEC,
+];
 
 /// Where an idle worker under a policy may look for work in other workers' deques
 /// ([`Policy::reach`]): what a worker about to sleep checks for visible work, in the runtime
@@ -187,61 +205,47 @@ pub enum Reach {
 }
 
 impl Policy {
-    /// Every policy name, in the order of `docs/policies.md`.
-    pub const NAMES: [&'static str; 12] = [
-        "rp",
-        "nn",
-        "arr",
-        "grr",
-        "grr-m",
-        "sb",
-        "most-loaded",
-        "acwn",
-        "gradient",
-        "random-alloc",
-        "sl",
-        "ml",
-    ];
+    /// Every policy name, in the order of [`Policy::all`].
+    pub const NAMES: [&'static str; SPECS.len()] = {
+        let mut names = [""; SPECS.len()];
+        let mut i = 0;
+        while i < SPECS.len() {
+            names[i] = SPECS[i].name;
+            i += 1;
+        }
+        names
+    };
+
+    /// The policy's spec: its name, parameters and what its interpreters need to know
+    /// (`spec.rs`). Part of the interpreters' interface, like [`machine`].
+    #[doc(hidden)]
+    pub fn spec(&self) -> &'static Spec {
+        SPECS
+            .iter()
+            .find(|spec| spec.describes(self))
+            .expect("every variant of Policy has a spec in SPECS")
+    }
 
     /// Whether busy workers place new tasks (`acwn`, `gradient`, `random-alloc`) rather than
     /// idle workers asking for them.
     pub fn is_sender_initiated(&self) -> bool {
-        matches!(
-            self,
-            Policy::Acwn { .. } | Policy::Gradient { .. } | Policy::RandomAlloc
-        )
+        self.spec().initiative == Initiative::Sender
     }
 
     /// Whether the workers are arranged under managers (`sl`: one; `ml`: a hierarchy), which
     /// the policy's machines report (`Machine::rank`, `Machine::manager`).
     pub fn has_managers(&self) -> bool {
-        matches!(self, Policy::SingleLevel | Policy::MultiLevel { .. })
+        self.spec().managers
     }
 
     /// Every policy with its default parameters.
     pub fn all() -> Vec<Policy> {
-        Self::NAMES
-            .iter()
-            .map(|n| n.parse().expect("every listed name parses"))
-            .collect()
+        SPECS.iter().map(|spec| spec.default).collect()
     }
 
     /// The policy's name, without parameters.
     pub fn name(&self) -> &'static str {
-        match self {
-            Policy::RandomPolling => "rp",
-            Policy::NearestNeighbor => "nn",
-            Policy::AsyncRoundRobin => "arr",
-            Policy::GlobalRoundRobin => "grr",
-            Policy::GrrCombining { .. } => "grr-m",
-            Policy::SchedulerBased => "sb",
-            Policy::MostLoaded { .. } => "most-loaded",
-            Policy::Acwn { .. } => "acwn",
-            Policy::Gradient { .. } => "gradient",
-            Policy::RandomAlloc => "random-alloc",
-            Policy::SingleLevel => "sl",
-            Policy::MultiLevel { .. } => "ml",
-        }
+        self.spec().name
     }
 
     /// Where an idle worker may look for work: every other worker, only its topology
@@ -256,121 +260,20 @@ impl Policy {
     /// assert_eq!(Policy::RandomAlloc.reach(), Reach::Nothing);
     /// ```
     pub fn reach(&self) -> Reach {
-        match self {
-            Policy::NearestNeighbor
-            | Policy::MostLoaded {
-                scope: LoadScope::Neighbors,
-                ..
-            } => Reach::Neighbors,
-            p if p.is_sender_initiated() => Reach::Nothing,
-            _ => Reach::All,
-        }
+        (self.spec().reach)(self)
     }
 
     /// Whether the policy reads other workers' loads (workers then publish theirs).
     pub(crate) fn reads_loads(&self) -> bool {
-        matches!(
-            self,
-            Policy::MostLoaded { .. } | Policy::Acwn { .. } | Policy::Gradient { .. }
-        )
+        self.spec().loads_read(self) != Reach::Nothing
     }
-
-    fn params(&self) -> Vec<(&'static str, String)> {
-        match *self {
-            Policy::GrrCombining { window } if window != DEFAULT_WINDOW => {
-                vec![("window", window.to_string())]
-            }
-            Policy::MostLoaded {
-                scope,
-                min_load,
-                load,
-            } => {
-                let mut v = Vec::new();
-                if scope == LoadScope::All {
-                    v.push(("scope", "all".to_string()));
-                }
-                if min_load != 1 {
-                    v.push(("min", min_load.to_string()));
-                }
-                if load == LoadMeasure::Time {
-                    v.push(("load", "time".to_string()));
-                }
-                v
-            }
-            Policy::Acwn {
-                low,
-                high,
-                interval,
-            } => marks(self, ACWN_DEFAULT, low, high, interval),
-            Policy::Gradient {
-                low,
-                high,
-                interval,
-            } => marks(self, GRADIENT_DEFAULT, low, high, interval),
-            Policy::MultiLevel { levels, group } => {
-                let mut v = Vec::new();
-                if levels != DEFAULT_LEVELS {
-                    v.push(("levels", levels.to_string()));
-                }
-                if group != 0 {
-                    v.push(("group", group.to_string()));
-                }
-                v
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    fn keys(name: &str) -> &'static [&'static str] {
-        match name {
-            "grr-m" => &["window"],
-            "most-loaded" => &["scope", "min", "load"],
-            "acwn" | "gradient" => &["low", "high", "interval"],
-            "ml" => &["levels", "group"],
-            _ => &[],
-        }
-    }
-}
-
-/// The parameters of `acwn`/`gradient` that differ from the defaults.
-fn marks(
-    _policy: &Policy,
-    default: Policy,
-    low: usize,
-    high: usize,
-    interval: u32,
-) -> Vec<(&'static str, String)> {
-    let (Policy::Acwn {
-        low: l,
-        high: h,
-        interval: i,
-    }
-    | Policy::Gradient {
-        low: l,
-        high: h,
-        interval: i,
-    }) = default
-    else {
-        unreachable!("defaults are acwn or gradient")
-    };
-    let mut v = Vec::new();
-    if low != l {
-        v.push(("low", low.to_string()));
-    }
-    if high != h {
-        v.push(("high", high.to_string()));
-    }
-    if interval != i {
-        v.push(("interval", interval.to_string()));
-    }
-    v
 }
 
 impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())?;
-        let params = self.params();
-        for (i, (k, v)) in params.iter().enumerate() {
+        let spec = self.spec();
+        f.write_str(spec.name)?;
+        for (i, (k, v)) in spec::show(spec, self).iter().enumerate() {
             f.write_str(if i == 0 { ":" } else { "," })?;
             write!(f, "{k}={v}")?;
         }
@@ -403,63 +306,8 @@ impl fmt::Display for ParsePolicyError {
 
 impl std::error::Error for ParsePolicyError {}
 
-/// The largest `grr-m` window: a request spins at most this many iterations in all, over the
-/// tree levels it climbs, waiting for partners (and none when it is alone in the tree).
-pub(crate) const MAX_WINDOW: u32 = 1024;
-/// The largest `most-loaded` `min`, `acwn`/`gradient` `low`/`high` and `interval`.
+/// The largest `most-loaded` `min`, `acwn`/`gradient` `low`/`high`/`interval` and `ml` `group`.
 pub(crate) const MAX_PARAM: usize = 1_000_000;
-
-/// One parameter's allowed range, with the words an error uses for it.
-struct Range {
-    key: &'static str,
-    lo: usize,
-    hi: usize,
-    allowed: &'static str,
-}
-
-const WINDOW: Range = Range {
-    key: "window",
-    lo: 0,
-    hi: MAX_WINDOW as usize,
-    allowed: "an integer 0 to 1024 (spin iterations per request)",
-};
-const MIN_LOAD: Range = Range {
-    key: "min",
-    lo: 1,
-    hi: MAX_PARAM,
-    allowed: "an integer 1 to 1000000 (waiting tasks)",
-};
-const LOW: Range = Range {
-    key: "low",
-    lo: 0,
-    hi: MAX_PARAM,
-    allowed: "an integer 0 to 1000000",
-};
-const HIGH: Range = Range {
-    key: "high",
-    lo: 1,
-    hi: MAX_PARAM,
-    allowed: "an integer 1 to 1000000",
-};
-const INTERVAL: Range = Range {
-    key: "interval",
-    lo: 1,
-    hi: MAX_PARAM,
-    allowed: "an integer 1 to 1000000 (tasks)",
-};
-
-const LEVELS: Range = Range {
-    key: "levels",
-    lo: 1,
-    hi: 8,
-    allowed: "an integer 1 to 8 (levels of managers)",
-};
-const GROUP: Range = Range {
-    key: "group",
-    lo: 0,
-    hi: MAX_PARAM,
-    allowed: "0 (derived from `levels`) or an integer 2 to 1000000 (workers per manager)",
-};
 
 /// The longest piece of user input an error message repeats, in characters.
 const SHOWN_CHARS: usize = 64;
@@ -470,29 +318,6 @@ pub(crate) fn shown(text: &str) -> String {
     match text.char_indices().nth(SHOWN_CHARS) {
         None => text.to_string(),
         Some((cut, _)) => format!("{}... ({} bytes in all)", &text[..cut], text.len()),
-    }
-}
-
-impl Range {
-    fn check(&self, policy: &str, value: usize) -> Result<(), ParsePolicyError> {
-        if (self.lo..=self.hi).contains(&value) {
-            return Ok(());
-        }
-        Err(self.error(policy, &value.to_string()))
-    }
-
-    fn error(&self, policy: &str, value: &str) -> ParsePolicyError {
-        let key = self.key;
-        let value = shown(value);
-        ParsePolicyError::new(format!(
-            "policy `{policy}`: `{key}={value}` is out of range; `{key}` must be {}",
-            self.allowed
-        ))
-    }
-
-    /// Parses the value of this parameter (range checks are [`Policy::validate`]'s).
-    fn parse<T: FromStr>(&self, policy: &str, value: &str) -> Result<T, ParsePolicyError> {
-        value.parse::<T>().map_err(|_| self.error(policy, value))
     }
 }
 
@@ -508,40 +333,7 @@ impl Policy {
     /// assert!(err.contains("`min=0`") && err.contains("1 to 1000000"), "{err}");
     /// ```
     pub fn validate(&self) -> Result<(), PolicyError> {
-        let name = self.name();
-        match *self {
-            Policy::GrrCombining { window } => WINDOW.check(name, window as usize),
-            Policy::MostLoaded { min_load, .. } => MIN_LOAD.check(name, min_load),
-            Policy::Acwn {
-                low,
-                high,
-                interval,
-            }
-            | Policy::Gradient {
-                low,
-                high,
-                interval,
-            } => {
-                LOW.check(name, low)?;
-                HIGH.check(name, high)?;
-                INTERVAL.check(name, interval as usize)?;
-                if low > high {
-                    return Err(ParsePolicyError::new(format!(
-                        "policy `{name}`: low={low} is above high={high}; `low` must not exceed `high`"
-                    )));
-                }
-                Ok(())
-            }
-            Policy::MultiLevel { levels, group } => {
-                LEVELS.check(name, levels as usize)?;
-                GROUP.check(name, group)?;
-                if group == 1 {
-                    return Err(GROUP.error(name, "1"));
-                }
-                Ok(())
-            }
-            _ => Ok(()),
-        }
+        spec::validate(self.spec(), self)
     }
 }
 
@@ -549,115 +341,7 @@ impl FromStr for Policy {
     type Err = ParsePolicyError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        let (name, params) = match s.split_once(':') {
-            Some((n, p)) => (n.trim(), Some(p)),
-            None => (s, None),
-        };
-        let name = name.to_ascii_lowercase();
-        let mut policy = match name.as_str() {
-            "rp" => Policy::RandomPolling,
-            "nn" => Policy::NearestNeighbor,
-            "arr" => Policy::AsyncRoundRobin,
-            "grr" => Policy::GlobalRoundRobin,
-            "grr-m" => Policy::GrrCombining {
-                window: DEFAULT_WINDOW,
-            },
-            "sb" => Policy::SchedulerBased,
-            "most-loaded" => Policy::MostLoaded {
-                scope: LoadScope::Neighbors,
-                min_load: 1,
-                load: LoadMeasure::Count,
-            },
-            "acwn" => ACWN_DEFAULT,
-            "gradient" => GRADIENT_DEFAULT,
-            "random-alloc" => Policy::RandomAlloc,
-            "sl" => Policy::SingleLevel,
-            "ml" => Policy::MultiLevel {
-                levels: DEFAULT_LEVELS,
-                group: 0,
-            },
-            _ => {
-                return Err(ParsePolicyError::new(format!(
-                    "unknown policy `{}`; valid policies are: {}",
-                    shown(&name),
-                    Policy::NAMES.join(", ")
-                )))
-            }
-        };
-        let Some(params) = params else {
-            return Ok(policy);
-        };
-        let keys = Policy::keys(&name);
-        for pair in params.split(',') {
-            let Some((key, value)) = pair.split_once('=') else {
-                return Err(ParsePolicyError::new(format!(
-                    "policy `{name}`: malformed parameter `{}`; expected `key=value`",
-                    shown(pair)
-                )));
-            };
-            let (key, value) = (key.trim(), value.trim());
-            match (&mut policy, key) {
-                (Policy::GrrCombining { window }, "window") => {
-                    *window = WINDOW.parse(&name, value)?;
-                }
-                (Policy::MostLoaded { scope, .. }, "scope") => {
-                    *scope = match value {
-                        "neighbors" | "neighbours" => LoadScope::Neighbors,
-                        "all" => LoadScope::All,
-                        _ => {
-                            return Err(ParsePolicyError::new(format!(
-                                "policy `{name}`: `scope={}` is not valid; `scope` must be `neighbors` or `all`",
-                                shown(value)
-                            )))
-                        }
-                    };
-                }
-                (Policy::MostLoaded { min_load, .. }, "min") => {
-                    *min_load = MIN_LOAD.parse(&name, value)?;
-                }
-                (Policy::MostLoaded { load, .. }, "load") => {
-                    *load = match value {
-                        "count" => LoadMeasure::Count,
-                        "time" => LoadMeasure::Time,
-                        _ => {
-                            return Err(ParsePolicyError::new(format!(
-                                "policy `{name}`: `load={}` is not valid; `load` must be `count` or `time`",
-                                shown(value)
-                            )))
-                        }
-                    };
-                }
-                (Policy::Acwn { low, .. } | Policy::Gradient { low, .. }, "low") => {
-                    *low = LOW.parse(&name, value)?;
-                }
-                (Policy::Acwn { high, .. } | Policy::Gradient { high, .. }, "high") => {
-                    *high = HIGH.parse(&name, value)?;
-                }
-                (Policy::Acwn { interval, .. } | Policy::Gradient { interval, .. }, "interval") => {
-                    *interval = INTERVAL.parse(&name, value)?;
-                }
-                (Policy::MultiLevel { levels, .. }, "levels") => {
-                    *levels = LEVELS.parse(&name, value)?;
-                }
-                (Policy::MultiLevel { group, .. }, "group") => {
-                    *group = GROUP.parse(&name, value)?;
-                }
-                _ => {
-                    let valid = if keys.is_empty() {
-                        "it takes no parameters".to_string()
-                    } else {
-                        format!("valid parameters are: {}", keys.join(", "))
-                    };
-                    return Err(ParsePolicyError::new(format!(
-                        "policy `{name}` has no parameter `{}`; {valid}",
-                        shown(key)
-                    )));
-                }
-            }
-        }
-        policy.validate()?;
-        Ok(policy)
+        spec::parse(SPECS, s)
     }
 }
 

@@ -6,8 +6,92 @@
 //! search round, because a reader cannot see a load that went to zero and back.
 
 use super::machine::{Env, LoadView, Machine};
-use super::{LoadMeasure, LoadScope};
+use super::spec::{Param, Spec, Values};
+use super::{LoadMeasure, LoadScope, Policy, Reach, MAX_PARAM};
 use std::collections::HashMap;
+
+/// `most-loaded`: `scope` (`neighbors`), `min` (1) and `load` (`count`); reads the loads of its
+/// scope and asks only there; no shared state.
+pub(crate) const SPEC: Spec = Spec {
+    params: &[
+        Param {
+            key: "scope",
+            values: Values::Words(&[&["neighbors", "neighbours"], &["all"]]),
+            allowed: "`neighbors` or `all`",
+            get: |p| match fields(p).0 {
+                LoadScope::Neighbors => 0,
+                LoadScope::All => 1,
+            },
+            set: |p, v| {
+                if let Policy::MostLoaded { scope, .. } = p {
+                    *scope = [LoadScope::Neighbors, LoadScope::All][v];
+                }
+            },
+        },
+        Param {
+            key: "min",
+            values: Values::Int {
+                lo: 1,
+                hi: MAX_PARAM,
+            },
+            allowed: "an integer 1 to 1000000 (waiting tasks)",
+            get: |p| fields(p).1,
+            set: |p, v| {
+                if let Policy::MostLoaded { min_load, .. } = p {
+                    *min_load = v;
+                }
+            },
+        },
+        Param {
+            key: "load",
+            values: Values::Words(&[&["count"], &["time"]]),
+            allowed: "`count` or `time`",
+            get: |p| match fields(p).2 {
+                LoadMeasure::Count => 0,
+                LoadMeasure::Time => 1,
+            },
+            set: |p, v| {
+                if let Policy::MostLoaded { load, .. } = p {
+                    *load = [LoadMeasure::Count, LoadMeasure::Time][v];
+                }
+            },
+        },
+    ],
+    reach: |p| scope_reach(fields(p).0),
+    loads: |p| scope_reach(fields(p).0),
+    ..Spec::receiver(
+        "most-loaded",
+        Policy::MostLoaded {
+            scope: LoadScope::Neighbors,
+            min_load: 1,
+            load: LoadMeasure::Count,
+        },
+        |p, _, _, _| {
+            let (scope, min_load, load) = fields(p);
+            Box::new(MostLoaded::new(scope, min_load, load))
+        },
+    )
+};
+
+/// The parameters of a `most-loaded` policy.
+fn fields(policy: &Policy) -> (LoadScope, usize, LoadMeasure) {
+    match *policy {
+        Policy::MostLoaded {
+            scope,
+            min_load,
+            load,
+        } => (scope, min_load, load),
+        _ => unreachable!("most-loaded's spec is only asked about most-loaded"),
+    }
+}
+
+/// Where a scope lets a worker look.
+fn scope_reach(scope: LoadScope) -> Reach {
+    match scope {
+        LoadScope::Neighbors => Reach::Neighbors,
+        LoadScope::All => Reach::All,
+    }
+}
 
 /// One worker's `most-loaded` state: its parameters and the marks of failed requests.
 #[derive(Clone, Debug)]

@@ -2,6 +2,16 @@
 //! per-worker cursor (seed 002 section 4).
 
 use super::machine::{Env, Machine};
+use super::spec::Spec;
+use super::{Policy, Reach};
+
+/// `nn`: no parameters, no shared state; only the topology neighbours are asked.
+pub(crate) const SPEC: Spec = Spec {
+    reach: |_| Reach::Neighbors,
+    ..Spec::receiver("nn", Policy::NearestNeighbor, |_, _, _, _| {
+        Box::new(NearestNeighbor::default())
+    })
+};
 
 /// One worker's `nn` state: where it is in its neighbour list.
 #[derive(Clone, Debug, Default)]

@@ -4,6 +4,14 @@
 
 use super::machine::{Env, Machine};
 use super::rng::XorShift;
+use super::spec::Spec;
+use super::Policy;
+
+/// `random-alloc`: sender-initiated, no parameters, no shared state.
+pub(crate) const SPEC: Spec =
+    Spec::sender("random-alloc", Policy::RandomAlloc, |_, me, _, seed| {
+        Box::new(RandomAlloc::new(me, seed))
+    });
 
 /// One worker's `random-alloc` state: its own generator.
 #[derive(Clone, Debug)]

@@ -3,6 +3,13 @@
 
 use super::machine::{Env, Machine};
 use super::rng::XorShift;
+use super::spec::Spec;
+use super::Policy;
+
+/// `rp`: no parameters, no shared state, any other worker may be asked.
+pub(crate) const SPEC: Spec = Spec::receiver("rp", Policy::RandomPolling, |_, me, _, seed| {
+    Box::new(RandomPolling::new(me, seed))
+});
 
 /// One worker's `rp` state: its own generator.
 #[derive(Clone, Debug)]

@@ -11,6 +11,16 @@
 //! collected yet.
 
 use super::ml::Managed;
+use super::spec::Spec;
+use super::Policy;
+
+/// `sl`: no parameters, no shared state; worker 0 manages the others.
+pub(crate) const SPEC: Spec = Spec {
+    managers: true,
+    ..Spec::receiver("sl", Policy::SingleLevel, |_, me, workers, _| {
+        Box::new(single_level(me, workers))
+    })
+};
 
 /// Worker `me`'s `sl` machine among `workers` workers.
 pub(crate) fn single_level(me: usize, workers: usize) -> Managed {
