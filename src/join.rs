@@ -60,6 +60,62 @@ where
     }
 }
 
+/// [`join`] whose task-making path is compiled once for all its callers.
+///
+/// For the iterator driver, which would otherwise instantiate the whole join machinery (the
+/// private push, the take-back, `b`'s job, the wait, the call from outside a pool) once per
+/// iterator chain: in a test binary of iterator chains that machinery was most of the generated
+/// code. The paths that make no task (a pool of one, a worker that already holds enough private
+/// tasks) stay generic and inlined, as in `join`; the path that exposes `b` runs each closure
+/// behind a `dyn FnMut` that stores its result on this stack, at the price of two indirect
+/// calls beside the cost of making a task.
+pub(crate) fn join_erased<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if WorkerThread::current_is_solo() {
+        return join_in_place(a, |_| b());
+    }
+    let worker = WorkerThread::current();
+    // SAFETY: as in `join`.
+    let worker = unsafe { worker.as_ref() };
+    if let Some(worker) = worker {
+        if worker.join_in_place() {
+            return join_in_place(a, |_| b());
+        }
+    }
+    let (mut a, mut b) = (Some(a), Some(b));
+    let (mut result_a, mut result_b) = (None, None);
+    let mut run_a = || result_a = a.take().map(|a| a());
+    let mut run_b = || result_b = b.take().map(|b| b());
+    match worker {
+        Some(worker) => join_exposed_dyn(worker, &mut run_a, &mut run_b),
+        None => join_cold_dyn(&mut run_a, &mut run_b),
+    }
+    // Both ran by now: a panic in either went on from the join, after both finished.
+    (result_a.expect("join ran a"), result_b.expect("join ran b"))
+}
+
+/// The one instantiation of [`join_exposed`] behind [`join_erased`].
+#[inline(never)]
+fn join_exposed_dyn(
+    worker: &WorkerThread,
+    a: &mut (dyn FnMut() + Send),
+    b: &mut (dyn FnMut() + Send),
+) {
+    join_exposed(worker, a, |_| b());
+}
+
+/// The one instantiation of [`join_cold`] behind [`join_erased`].
+#[cold]
+#[inline(never)]
+fn join_cold_dyn(a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+    join_cold(a, b);
+}
+
 /// `join` called outside any pool: it runs in the global pool and blocks.
 #[cold]
 #[inline(never)]
@@ -182,9 +238,12 @@ where
     impl<B: FnOnce(bool) -> RB, RB> Drop for RunOnUnwind<B, RB> {
         fn drop(&mut self) {
             if let Some(b) = self.0.take() {
-                if let Err(payload) = unwind::halt_unwinding(move || drop(b(false))) {
-                    unwind::drop_payload(payload);
-                }
+                let mut b = Some(b);
+                run_while_unwinding(&mut || {
+                    if let Some(b) = b.take() {
+                        drop(b(false));
+                    }
+                });
             }
         }
     }
@@ -196,6 +255,16 @@ where
         .expect("b is taken only here or while unwinding");
     std::mem::forget(guard);
     (result_a, b(false))
+}
+
+/// Runs `b` of an in-place join whose `a` panicked, dropping `b`'s own panic if it has one.
+/// Out of line and behind `dyn`: a path only a panic takes, kept out of every `join` site.
+#[cold]
+#[inline(never)]
+fn run_while_unwinding(b: &mut dyn FnMut()) {
+    if let Err(payload) = unwind::halt_unwinding(b) {
+        unwind::drop_payload(payload);
+    }
 }
 
 /// `b` goes onto the private stack, where a request or a heartbeat may hand it to another

@@ -34,7 +34,7 @@ where
 
     fn drive<C: Consumer<A::Item>>(self, consumer: C) -> C::Result {
         let Chain { a, b } = self;
-        let (ra, rb) = crate::join(|| a.drive(&consumer), || b.drive(&consumer));
+        let (ra, rb) = crate::join::join_erased(|| a.drive(&consumer), || b.drive(&consumer));
         consumer.reduce(ra, rb)
     }
 }

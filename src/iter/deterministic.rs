@@ -58,7 +58,7 @@ where
         return producer.into_iter().fold(identity(), op);
     }
     let (left, right) = producer.split_at(len / 2);
-    let (a, b) = crate::join(
+    let (a, b) = crate::join::join_erased(
         || node(left, grain, identity, op),
         || node(right, grain, identity, op),
     );

@@ -95,7 +95,7 @@ impl<C> Halving<'_, C> {
             (whole, None) => self.leaf(whole, place),
             (left, Some(right)) => {
                 let (left_place, right_place) = place.halves();
-                let (a, b) = crate::join(
+                let (a, b) = crate::join::join_erased(
                     || self.run(left, left_place, splits - 1, owner),
                     || {
                         let runner = crate::current_thread_index().unwrap_or(owner);
@@ -142,7 +142,7 @@ impl<C> Halving<'_, C> {
         let rest = match rest.divide() {
             (left, Some(right)) => {
                 let owner = crate::current_thread_index().unwrap_or(0);
-                let (a, b) = crate::join(
+                let (a, b) = crate::join::join_erased(
                     || self.leaf(left, left_place),
                     || {
                         // Left to this worker, it is a leaf again, which splits when asked.

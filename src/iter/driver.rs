@@ -169,7 +169,7 @@ impl<C> Loop<'_, C> {
         let mid = len / 2;
         let left_range = mid.min(range);
         let (left, right) = producer.split_at(mid);
-        let (a, b) = crate::join(
+        let (a, b) = crate::join::join_erased(
             || self.adaptive(left, start, left_range, splits.saturating_sub(1), owner),
             || {
                 let runner = current_worker(owner);
