@@ -26,6 +26,7 @@ mod wire;
 
 use std::fmt;
 
+use hypersteal::policy::spec::SharedState;
 use hypersteal::{Policy, Topology, MAX_WORKERS};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -110,15 +111,12 @@ impl Config {
         // Between ranks, grr-m combines the draws that meet at a rank between two of its looks
         // at the network (docs/mpi.md): there is no spin window to set, so a window other than
         // the default is refused rather than ignored.
-        if let Policy::GrrCombining { window } = self.policy {
-            let default = match "grr-m".parse::<Policy>() {
-                Ok(Policy::GrrCombining { window }) => window,
-                _ => window,
-            };
-            if window != default {
+        let spec = self.policy.spec();
+        if let SharedState::CombiningTree { .. } = spec.shared_state(&self.policy) {
+            if self.policy != spec.default {
                 return bad(
                     "policy",
-                    format!("grr-m:window={window}"),
+                    self.policy.to_string(),
                     "grr-m without `window` across ranks (draws combine between a rank's looks \
                      at the network, not within a spin window)",
                 );
