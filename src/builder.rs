@@ -101,7 +101,7 @@ impl Default for ThreadPoolBuilder {
 
 impl<S> ThreadPoolBuilder<S> {
     /// The number of workers; 0 (the default) means one per available core. At most
-    /// [`MAX_WORKERS`].
+    /// [`MAX_WORKERS`](crate::MAX_WORKERS).
     pub fn num_threads(mut self, n: usize) -> Self {
         self.settings.num_threads = Some(n);
         self
@@ -126,7 +126,7 @@ impl<S> ThreadPoolBuilder<S> {
     /// move away. CPUs are handed out process-wide: while free CPUs exist, live pools do not
     /// share one; with more workers than free CPUs, each worker takes the least-used CPU, so
     /// they spread evenly. CPUs are also claimed against other processes that pin (a file lock
-    /// per CPU in the directory [`ENV_PIN_CLAIMS`] names), so two such processes side by side
+    /// per CPU in the directory [`ENV_PIN_CLAIMS`](crate::ENV_PIN_CLAIMS) names), so two such processes side by side
     /// take different CPUs while free ones exist. A pool gives its CPUs back when its threads
     /// are gone (`docs/design.md`, "Pinning").
     pub fn pin_threads(mut self, pin: bool) -> Self {
@@ -264,7 +264,7 @@ impl<S> ThreadPoolBuilder<S> {
     }
 
     /// How long an idle worker keeps looking for work, yielding between rounds, before it goes
-    /// to sleep (from 0 to [`MAX_IDLE_LINGER`]). Longer trades CPU for latency: work that comes
+    /// to sleep (from 0 to [`MAX_IDLE_LINGER`](crate::MAX_IDLE_LINGER)). Longer trades CPU for latency: work that comes
     /// while a worker lingers starts at once, where a sleeper must first be woken (tens of
     /// microseconds). The pool still comes to rest: a worker lingers at most this long (again
     /// after each wake-up), then sleeps until woken. Without this setting a worker looks two rounds under a

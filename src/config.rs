@@ -31,7 +31,7 @@ pub const ENV_PLACEMENT: &str = "HYPERSTEAL_PLACEMENT";
 /// that pin (`docs/design.md`, "Pinning").
 pub const ENV_PIN_CLAIMS: &str = "HYPERSTEAL_PIN_CLAIMS";
 /// Environment variable: record an event trace and write it, as Chrome Trace Event JSON, to this
-/// file when the pool is dropped or shut down (best effort; see [`ThreadPoolBuilder::trace`]).
+/// file when the pool is dropped or shut down (best effort; see [`ThreadPoolBuilder::trace`](crate::ThreadPoolBuilder::trace)).
 pub const ENV_TRACE: &str = "HYPERSTEAL_TRACE";
 
 /// Why a pool could not be built.
@@ -56,36 +56,36 @@ pub enum BuildError {
         /// What is wrong and what is allowed.
         reason: String,
     },
-    /// The worker speeds given to [`ThreadPoolBuilder::worker_speeds`] are unusable.
+    /// The worker speeds given to [`ThreadPoolBuilder::worker_speeds`](crate::ThreadPoolBuilder::worker_speeds) are unusable.
     WorkerSpeeds(String),
     /// The policy has a parameter out of range (see [`Policy::validate`]).
     Policy(PolicyError),
-    /// The [`ThreadPoolBuilder::thread_name`] closure panicked or gave an unusable name.
+    /// The [`ThreadPoolBuilder::thread_name`](crate::ThreadPoolBuilder::thread_name) closure panicked or gave an unusable name.
     ThreadName {
         /// The worker whose name failed.
         index: usize,
         /// What went wrong.
         reason: String,
     },
-    /// The [`ThreadPoolBuilder::heartbeat`] is outside 1 µs to 1 s.
+    /// The [`ThreadPoolBuilder::heartbeat`](crate::ThreadPoolBuilder::heartbeat) is outside 1 µs to 1 s.
     Heartbeat(std::time::Duration),
-    /// The [`ThreadPoolBuilder::idle_linger`] is longer than [`MAX_IDLE_LINGER`].
+    /// The [`ThreadPoolBuilder::idle_linger`](crate::ThreadPoolBuilder::idle_linger) is longer than [`MAX_IDLE_LINGER`].
     IdleLinger(std::time::Duration),
-    /// [`ThreadPoolBuilder::build_global`] was called after the global pool already existed.
+    /// [`ThreadPoolBuilder::build_global`](crate::ThreadPoolBuilder::build_global) was called after the global pool already existed.
     GlobalPoolAlreadyInitialized,
     /// The operating system refused to start a worker thread (no thread of the pool is left
     /// running).
     ThreadSpawn {
         /// The worker that could not start.
         index: usize,
-        /// The stack size asked for with [`ThreadPoolBuilder::stack_size`], if any.
+        /// The stack size asked for with [`ThreadPoolBuilder::stack_size`](crate::ThreadPoolBuilder::stack_size), if any.
         stack_size: Option<usize>,
         /// The operating system's error.
         error: String,
     },
-    /// [`ThreadPoolBuilder::use_current_thread`] cannot be honoured.
+    /// [`ThreadPoolBuilder::use_current_thread`](crate::ThreadPoolBuilder::use_current_thread) cannot be honoured.
     UseCurrentThread(String),
-    /// The [`ThreadPoolBuilder::trace_capacity`] is outside 1 to
+    /// The [`ThreadPoolBuilder::trace_capacity`](crate::ThreadPoolBuilder::trace_capacity) is outside 1 to
     /// [`MAX_CAPACITY`](crate::trace::MAX_CAPACITY) events per worker.
     TraceCapacity(usize),
     /// The trace's rings (`capacity` events for each of `workers` workers) would hold more
@@ -335,7 +335,7 @@ pub(crate) struct Config {
     pub(crate) trace: Option<(usize, Option<std::path::PathBuf>)>,
 }
 
-/// The longest [`ThreadPoolBuilder::idle_linger`]: an idle worker looks for work this long at
+/// The longest [`ThreadPoolBuilder::idle_linger`](crate::ThreadPoolBuilder::idle_linger): an idle worker looks for work this long at
 /// most before it sleeps.
 pub const MAX_IDLE_LINGER: std::time::Duration = std::time::Duration::from_millis(100);
 

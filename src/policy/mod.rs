@@ -2,12 +2,12 @@
 //!
 //! A [`Policy`] is a name plus parameters, parsed from `name:key=value,...`. Each policy lives in
 //! a file of its own, which holds its decisions, one per-worker state machine
-//! ([`machine::Machine`]), and its `const SPEC` ([`spec::Spec`]): its name, its parameters with
+//! (`machine::Machine`), and its `const SPEC` (`spec::Spec`): its name, its parameters with
 //! their ranges and defaults, whether it is receiver-initiated (an idle worker asks a victim:
 //! `rp.rs`, `nn.rs`, `arr.rs`, `grr.rs` for `grr` and `grr-m`, `sb.rs`, `most_loaded.rs`) or
 //! sender-initiated (a busy worker places tasks: `acwn.rs`, `gradient.rs`, `random_alloc.rs`),
 //! whether it has managers (seed 002 section 6: `sl.rs`, `ml.rs`), where an idle worker may look,
-//! whose loads it reads and what pool-wide state it needs ([`machine::Shared`]: GRR's counter,
+//! whose loads it reads and what pool-wide state it needs (`machine::Shared`: GRR's counter,
 //! GRR-M's combining tree in `combining.rs`, SB's donor queue, the gradient model's
 //! proximities). `SPECS` below lists the specs and is the one list of policies: parsing,
 //! `Display`, [`Policy::validate`], [`Policy::all`] and [`Policy::NAMES`] are read off it. A new
@@ -18,7 +18,7 @@
 //! `hypersteal-sim` crate) and by MPI ranks (`hypersteal-mpi`) alike.
 //!
 //! **What is public.** [`Policy`], [`LoadScope`], [`LoadMeasure`], [`Reach`], [`XorShift`] and the
-//! error types are the runtime's API. [`machine`], [`spec`] and [`Policy::spec`] are the
+//! error types are the runtime's API. `machine`, `spec` and `Policy::spec` are the
 //! interpreters' interface, for the simulator and MPI crates of this workspace: they are hidden
 //! from the documentation and may change in any release.
 

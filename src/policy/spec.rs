@@ -3,8 +3,8 @@
 //!
 //! Each policy file holds its machine and one `const` [`Spec`]; `SPECS` in `super` lists them
 //! (receiver-initiated, sender-initiated, then the manager schemes) and is the one list of
-//! policies. Everything else is read off that table: parsing and `Display` ([`parse`],
-//! [`show`]), validation ([`validate`]), `Policy::all` and `Policy::NAMES`, the name, the
+//! policies. Everything else is read off that table: parsing and `Display` (`parse`,
+//! `show`), validation (`validate`), `Policy::all` and `Policy::NAMES`, the name, the
 //! initiative, the reach, the loads a policy reads, its managers, the pool-wide state it needs
 //! ([`SharedState`]) and the machine each worker runs. A policy without shared state is
 //! therefore one file (its machine and its `Spec`), its variant of [`Policy`] and one line in

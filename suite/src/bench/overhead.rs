@@ -56,7 +56,7 @@ pub struct OverheadRow {
     #[serde(default)]
     pub runs: usize,
     /// Whether the median did not settle within the stopping rule's budget
-    /// (see [`Stop::is_noisy`]).
+    /// (see [`Stop::is_noisy`](crate::stopping::Stop::is_noisy)).
     #[serde(default)]
     pub noisy: bool,
 }
