@@ -50,6 +50,9 @@ pub(crate) struct Registry {
     pub(crate) injector: Injector<JobRef>,
     pub(crate) sleep: Sleep,
     pub(crate) policy: Policy,
+    /// The policy's reach, read on every publish and steal attempt (`Policy::reach` looks the
+    /// policy's spec up).
+    pub(crate) reach: Reach,
     pub(crate) graph: TopologyGraph,
     pub(crate) shared: Shared,
     /// More than one worker: publishing work may need to wake someone.
@@ -159,6 +162,7 @@ impl Registry {
             sleep: Sleep::new(n),
             shared: Shared::new(&config.policy, &graph),
             policy: config.policy,
+            reach: config.policy.reach(),
             graph,
             multi: n > 1,
             placing: n > 1 && config.policy.is_sender_initiated(),
@@ -328,7 +332,7 @@ impl Registry {
     /// (`src/worker/README.md`, "Rescue").
     #[inline(never)]
     pub(crate) fn notify_new_job(&self, from: usize) {
-        match self.policy.reach() {
+        match self.reach {
             Reach::All => {
                 let p = self.num_threads();
                 self.sleep.notify(|| (from + 1..p).chain(0..from));

@@ -45,7 +45,7 @@ use crate::{Idle, SimConfig, SimResult};
 use hypersteal::policy::machine::{
     self, machine_for, Answer, BeatSteps, Env, Heartbeat, LoadView, Machine, Shared,
 };
-use hypersteal::policy::{Policy, Reach, XorShift};
+use hypersteal::policy::{Reach, XorShift};
 use hypersteal::TopologyGraph;
 use std::collections::VecDeque;
 
@@ -248,7 +248,9 @@ pub(crate) struct Engine<'a, T: TaskTree> {
     /// A stack-splitting search of `tree` instead of running it as a task tree.
     search: Option<SearchRules>,
     cost: CostModel,
-    policy: Policy,
+    /// The policy's reach and whether it is sender-initiated, read at every event.
+    reach: Reach,
+    sender: bool,
     graph: TopologyGraph,
     /// The policy's pool-wide state.
     shared: Shared,
@@ -333,7 +335,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             split,
             search: None,
             cost: config.cost,
-            policy: config.policy,
+            reach: config.policy.reach(),
+            sender: config.policy.is_sender_initiated(),
             machines: (0..p)
                 .map(|k| machine_for(&config.policy, k, p, config.seed))
                 .collect(),
@@ -383,7 +386,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     }
 
     fn receiver(&self) -> bool {
-        !self.policy.is_sender_initiated() && self.procs.len() > 1
+        !self.sender && self.procs.len() > 1
     }
 
     /// Runs one hook of worker `p`'s machine, with `p`'s view of the simulated loads at `now`.
@@ -553,7 +556,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         if !self.receiver() || self.parked.is_empty() {
             return;
         }
-        let reach = self.policy.reach();
+        let reach = self.reach;
         let mut i = 0;
         while i < self.parked.len() {
             let w = self.parked[i];

@@ -68,7 +68,7 @@ impl WorkerThread {
             }
         };
         let p = registry.num_threads();
-        match registry.policy.reach() {
+        match registry.reach {
             Reach::All => (self.index + 1..p).chain(0..self.index).find_map(steal),
             Reach::Neighbors => registry.graph.neighbors(self.index).find_map(steal),
             Reach::Nothing => None,

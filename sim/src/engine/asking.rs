@@ -39,7 +39,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
         if self.poll {
             return self.busy > 0 || self.in_flight > 0;
         }
-        match self.policy.reach() {
+        match self.reach {
             Reach::All => self.stealable > usize::from(self.procs[p].stealable),
             Reach::Neighbors => {
                 // The runtime's decision: a neighbour with waiting work that the policy's machine
