@@ -9,7 +9,7 @@
 //! while other pieces are still being walked (`src/iter/divide.rs`); the table shows each
 //! policy's median time over the rounds (default: 2 workers, 9 rounds; at least 2). A search that never
 //! ended would hang this program, which is why the same searches run as a test under a
-//! watchdog (`tests/liveness.rs`).
+//! watchdog (`tests/runtime/liveness.rs`).
 
 use hypersteal::prelude::*;
 use hypersteal::{Policy, ThreadPoolBuilder, Topology};

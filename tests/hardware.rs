@@ -1,6 +1,7 @@
 //! The machine's layout read from recorded sysfs trees (`tests/fixtures/hardware/`, written by
 //! its `generate.py`; `vm-2cpu` recorded from the development VM) through the same code path as
-//! the live system, and the order the hardware placement lays workers in.
+//! the live system, and the order the hardware placement lays workers in. In a binary of its
+//! own: its pinned pools expect every allowed CPU free, which other tests' pools could hold.
 
 use hypersteal::hardware::{CoreKind, Hardware};
 use hypersteal::{Placement, ThreadPoolBuilder, Topology};

@@ -35,17 +35,28 @@ fn requests(policy: Policy, procs: usize, seed: u64) -> u64 {
 
 #[test]
 fn rp_requests_grow_like_p_log_p_and_grr_m_like_p() {
-    // RP's victims are random: sum three seeds. GRR-M draws nothing at random.
-    let seeds = [1, 2, 3];
-    let rp = |p| {
-        seeds
-            .iter()
-            .map(|&s| requests(Policy::RandomPolling, p, s))
-            .sum::<u64>()
+    // RP's victims are random: sum three seeds. GRR-M draws nothing at random. The eight
+    // simulations are independent: each runs on a thread of its own.
+    let grr_m: Policy = "grr-m".parse().unwrap();
+    let runs = |policy: Policy, p: usize, seeds: &[u64]| -> u64 {
+        std::thread::scope(|s| {
+            let runs: Vec<_> = seeds
+                .iter()
+                .map(|&seed| s.spawn(move || requests(policy, p, seed)))
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).sum()
+        })
     };
-    let grr_m = |p| requests("grr-m".parse().unwrap(), p, 1);
-    let (rp_64, rp_1024) = (rp(64), rp(1024));
-    let (m_64, m_1024) = (grr_m(64), grr_m(1024));
+    let ((rp_64, rp_1024), (m_64, m_1024)) = std::thread::scope(|s| {
+        let rp_64 = s.spawn(|| runs(Policy::RandomPolling, 64, &[1, 2, 3]));
+        let rp_1024 = s.spawn(|| runs(Policy::RandomPolling, 1024, &[1, 2, 3]));
+        let m_64 = s.spawn(|| runs(grr_m, 64, &[1]));
+        let m_1024 = runs(grr_m, 1024, &[1]);
+        (
+            (rp_64.join().unwrap(), rp_1024.join().unwrap()),
+            (m_64.join().unwrap(), m_1024),
+        )
+    });
     let rp_growth = rp_1024 as f64 / rp_64 as f64;
     let m_growth = m_1024 as f64 / m_64 as f64;
     eprintln!("64 -> 1024: rp {rp_growth:.1}x, grr-m {m_growth:.1}x");

@@ -101,9 +101,15 @@ pub struct ChildOutcome {
 }
 
 /// Runs the test `name` of this test binary in a child process, for cases that may abort, corrupt
-/// the heap or hang: in the child (`HYPERSTEAL_TEST_CHILD=name`) this returns `None` and the caller
-/// runs the body; in the parent it re-executes the binary for that one test, kills it after
-/// `limit`, and returns how it ended. `setup` may adjust the child's command (environment, pipes).
+/// the heap or hang: in the child (`HYPERSTEAL_TEST_CHILD` names the test) this returns `None`
+/// and the caller runs the body; in the parent it re-executes the binary for that one test,
+/// kills it after `limit`, and returns how it ended. `setup` may adjust the child's command
+/// (environment, pipes).
+///
+/// `name` is the test function's name; the test's path in the binary is found from the file of
+/// the call ([`test_path`]), so a test in a module file of a binary gathering several is run as
+/// `module::name`.
+#[track_caller]
 pub fn in_child(
     name: &str,
     limit: std::time::Duration,
@@ -111,13 +117,14 @@ pub fn in_child(
 ) -> Option<ChildOutcome> {
     use std::os::unix::process::ExitStatusExt;
     use std::process::{Command, Stdio};
-    if std::env::var(CHILD_VAR).as_deref() == Ok(name) {
+    let path = test_path(name, std::panic::Location::caller().file());
+    if std::env::var(CHILD_VAR).as_deref() == Ok(path.as_str()) {
         return None;
     }
     let exe = std::env::current_exe().expect("the test binary's path");
     let mut cmd = Command::new(exe);
-    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD_VAR, name)
+    cmd.args([path.as_str(), "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_VAR, &path)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -153,6 +160,23 @@ pub fn in_child(
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
     })
+}
+
+/// The path of test `name` in its binary, from `file`, the source file that defines it: in a
+/// binary's root file (`tests/x.rs`, `tests/x/main.rs`) the name itself, in a module file of a
+/// binary gathering several (`tests/x/module.rs`) `module::name`.
+pub fn test_path(name: &str, file: &str) -> String {
+    let file = std::path::Path::new(file);
+    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("main");
+    let in_tests = file
+        .parent()
+        .and_then(|d| d.file_name())
+        .is_some_and(|d| d == "tests");
+    if in_tests || stem == "main" {
+        name.to_string()
+    } else {
+        format!("{stem}::{name}")
+    }
 }
 
 /// Whether the child ran its one test and passed.

@@ -3,7 +3,7 @@
 //! policies and pool sizes; a panicking comparison leaves every element in the slice exactly
 //! once.
 
-mod common;
+use crate::common;
 
 use common::within;
 use hypersteal::prelude::*;

@@ -1,6 +1,6 @@
 //! Bad input gets a clear error that names the value and what is allowed.
 
-mod common;
+use crate::common;
 
 use common::threads_named;
 use hypersteal::{BuildError, Policy, ThreadPoolBuilder, Topology, MAX_WORKERS};

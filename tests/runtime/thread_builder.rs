@@ -2,7 +2,7 @@
 //! `build_scoped`. Every test runs under a watchdog: a worker that never starts must show up as
 //! a failure, not a stuck run.
 
-mod common;
+use crate::common;
 
 use common::within;
 use hypersteal::{BuildError, Policy, ThreadBuilder, ThreadPoolBuilder};

@@ -4,7 +4,7 @@
 //! comes with the prelude. Also what rayon lacks: `deterministic_reduce` gives the same bits on
 //! every pool.
 
-mod common;
+use crate::common;
 
 use common::in_every_iter_pool;
 use hypersteal::prelude::*;

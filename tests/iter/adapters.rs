@@ -3,7 +3,7 @@
 //! workers, and (for indexed loops) under every loop schedule. Inputs come from a seeded
 //! generator, so every run checks the same cases.
 
-mod common;
+use crate::common;
 
 use common::{schedules, within};
 use hypersteal::iter::{Either, Schedule};

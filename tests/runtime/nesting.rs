@@ -1,7 +1,7 @@
 //! Nested use: join in join, scope in tasks, install of another pool from inside a pool,
 //! shutdown with queued work, and idle pools that sleep.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, ThreadPoolBuilder, Topology};

@@ -4,7 +4,7 @@
 //! `bridge_unindexed`, under several policies and pool sizes; and every built-in producer split
 //! at every index into pieces whose sequential iterators know their exact length.
 
-mod common;
+use crate::common;
 
 use common::in_every_iter_pool;
 use hypersteal::iter::plumbing::{

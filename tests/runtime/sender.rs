@@ -1,6 +1,6 @@
 //! Sender-initiated placement: hop limits and the behaviour the papers report, over stats.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, Topology};

@@ -4,7 +4,7 @@
 //! give the sequential answer. Also: `par_chunk_by` asks its predicate once per pair of
 //! neighbours, and `repeat_n` and `step_by` clone only the items they yield.
 
-mod common;
+use crate::common;
 
 use common::{in_every_iter_pool, iter_pools, lcg, within};
 use hypersteal::prelude::*;

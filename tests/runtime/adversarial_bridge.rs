@@ -17,7 +17,7 @@
 // The iterators here are `map`s whose closures run pool work before passing the item on.
 #![allow(clippy::manual_inspect)]
 
-mod common;
+use crate::common;
 
 use common::{assert_balanced, fib, fib_iter, pool, quiet_within, within};
 use hypersteal::iter::ParallelBridge;

@@ -4,7 +4,7 @@
 //! its answer). Results stay exact, every task runs once, and no wait hangs (a watchdog turns a
 //! hang into a failure).
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, Topology};

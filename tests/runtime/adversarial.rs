@@ -2,7 +2,7 @@
 //! (`src/worker/README.md`). Every test that could hang runs under `common::within`; tests that
 //! may deadlock by design run in a child process (`common::in_child`).
 
-mod common;
+use crate::common;
 
 use common::{
     assert_balanced, fib, fib_iter, fib_migrations, in_child, pool, schedules, spin_for, within,

@@ -4,7 +4,7 @@
 //! known before a run; ranges past `usize::MAX` items run unindexed; unsuffixed range literals
 //! take their type from a later use.
 
-mod common;
+use crate::common;
 
 use common::within;
 use hypersteal::iter::{self, Either};

@@ -1,7 +1,7 @@
 //! Loop schedules: parsing, the chunk plans each schedule documents, panics, weights and the
 //! imbalance report.
 
-mod common;
+use crate::common;
 
 use common::schedules;
 use hypersteal::iter::{LoopReport, Schedule};

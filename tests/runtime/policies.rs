@@ -1,7 +1,7 @@
 //! Every policy on every topology at 1, 2, 3, 4 and 8 workers computes exact results and runs
 //! every task exactly once.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, Topology};

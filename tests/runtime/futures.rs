@@ -3,7 +3,7 @@
 //! the pool's own `block_on`), a worker that blocks on a future keeps running the pool's tasks,
 //! and a panic nobody awaits goes to the pool's panic handler.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, ThreadPoolBuilder, Topology};

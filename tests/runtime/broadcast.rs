@@ -1,6 +1,6 @@
 //! `broadcast` and `spawn_broadcast`: one call per worker, on that worker, under every policy.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder, Topology};

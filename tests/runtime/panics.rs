@@ -1,6 +1,6 @@
 //! A panic in a task reaches the caller after every sibling finished; the pool keeps working.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, ThreadPoolBuilder, Topology};

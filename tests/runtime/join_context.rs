@@ -1,6 +1,6 @@
 //! `join_context` tells each closure whether it migrated to another thread, under every policy.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, Topology};

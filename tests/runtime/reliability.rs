@@ -2,7 +2,7 @@
 //! a use-after-free, a dead worker or an accepted value that misbehaved. Cases that could hang
 //! run under a watchdog; cases that could abort or corrupt memory run in a child process.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, Scope, ThreadPool, ThreadPoolBuilder, Topology};

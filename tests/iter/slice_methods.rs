@@ -5,7 +5,7 @@
 //! length, in every pool of `common::iter_pools`. The indexed ones are also checked under `rev`,
 //! `zip`, `enumerate`, `skip`/`take`, `with_min_len`/`with_max_len` and every loop schedule.
 
-mod common;
+use crate::common;
 
 use common::{in_every_iter_pool, iter_pools, schedules, within};
 use hypersteal::prelude::*;

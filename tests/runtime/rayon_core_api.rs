@@ -1,7 +1,7 @@
 //! The rayon-core API items beyond `join`/`scope`/`spawn`: what a program switching from rayon
 //! to hypersteal by changing its imports would notice.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder, Topology, Yield};

@@ -3,7 +3,7 @@
 //! `fold_chunks_with`, `collect_vec_list`) give std's sequential answers: on sizes 0, 1, small
 //! and 10^5, under four policies with 1, 2 and 4 workers. Every run is bounded by a watchdog.
 
-mod common;
+use crate::common;
 
 use common::{schedules, within};
 use hypersteal::iter::{ParallelBridge, Schedule};
@@ -597,7 +597,7 @@ fn par_bridge_slow_nested_and_outside_a_pool() {
 /// Such a participant must not wait for the lock the holder keeps while it waits for them
 /// (`src/iter/bridge.rs`). With blocking participants everywhere this test hung in 8 of 8 runs;
 /// it runs the case many times in every policy, at 2 and 4 workers, and every item must come
-/// out exactly once. (`tests/adversarial_bridge.rs` adds consumers that run pool work too.)
+/// out exactly once. (`tests/runtime/adversarial_bridge.rs` adds consumers that run pool work too.)
 #[test]
 fn par_bridge_whose_next_runs_pool_work_never_deadlocks() {
     within(LIMIT, "par_bridge with a parallel next", || {

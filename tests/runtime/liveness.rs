@@ -6,7 +6,7 @@
 //! nested across pools deeper than the deep waiters' threshold. Every case runs in a child
 //! process under a time limit, so a hang fails its test.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder, Topology};

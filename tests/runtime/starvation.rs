@@ -3,7 +3,7 @@
 //! policies; `src/worker/README.md`, "Starvation"). Every result stays exact and every task
 //! runs once.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, Topology};

@@ -7,9 +7,9 @@
 //! CI runs one small tree per configuration (12 policies x 5 topologies x {1, 2, 3, 4, 8, 16,
 //! 64} workers), in a child process under a time limit. `HYPERSTEAL_SOAK=N` runs `N` trees per
 //! configuration, each up to `N` times larger, for a longer hunt:
-//! `HYPERSTEAL_SOAK=20 cargo test --release --test soak`.
+//! `HYPERSTEAL_SOAK=20 cargo test --release --test runtime soak::`.
 
-mod common;
+use crate::common;
 
 use common::*;
 use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder, Topology};
@@ -282,7 +282,7 @@ fn random_programs_under_every_policy_topology_and_worker_count() {
                     .build();
                 let Ok(pool) = built else {
                     // A topology that cannot hold this many workers (a build error, tested in
-                    // tests/topology.rs).
+                    // tests/runtime/topology.rs).
                     continue;
                 };
                 let what = format!("{policy} on {topology} with {workers} workers");
