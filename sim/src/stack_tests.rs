@@ -198,33 +198,41 @@ fn search_conserves_work_and_answers_every_request_at_1_2_64_1024() {
     });
 }
 
+// One test per policy: the two run side by side.
 #[test]
-fn subtask_generators_conserve_work_and_answer_every_request() {
+fn sl_subtask_generators_conserve_work_and_answer_every_request() {
+    subtask_generators_conserve_work_and_answer_every_request("sl");
+}
+
+#[test]
+fn ml_subtask_generators_conserve_work_and_answer_every_request() {
+    subtask_generators_conserve_work_and_answer_every_request("ml");
+}
+
+fn subtask_generators_conserve_work_and_answer_every_request(p: &'static str) {
     let nodes = 30_000;
-    for p in ["sl", "ml"] {
-        for rules in [
-            "subtasks=0",
-            "subtasks=3",
-            "subtasks=8",
-            "subtasks=30",
-            "subtasks=3,takeback=yes",
-            "subtasks=8,takeback=yes",
-        ] {
-            let spelling = format!("search:{nodes}:{rules}");
-            for procs in [1, 2, 16, 64, 1024] {
-                for idle in [Idle::Park, Idle::Poll] {
-                    let mut c = cfg(p, procs, &spelling);
-                    c.idle = idle;
-                    let r = within(60, move || simulate(&c).unwrap());
-                    let what = format!("{p} {spelling} P={procs} {idle:?}");
-                    assert_eq!(r.tasks, nodes, "{what}: every node expanded once");
-                    assert_eq!(r.work, nodes as f64, "{what}");
-                    assert_eq!(r.requests_ok + r.rejects, r.requests, "{what}: {r:?}");
-                    assert_eq!(r.transfers, r.requests_ok, "{what}");
-                    assert!(r.time >= r.work / procs as f64, "{what}");
-                    if procs > 1 {
-                        assert!(r.requests_ok > 0, "{what}: work handed out");
-                    }
+    for rules in [
+        "subtasks=0",
+        "subtasks=3",
+        "subtasks=8",
+        "subtasks=30",
+        "subtasks=3,takeback=yes",
+        "subtasks=8,takeback=yes",
+    ] {
+        let spelling = format!("search:{nodes}:{rules}");
+        for procs in [1, 2, 16, 64, 1024] {
+            for idle in [Idle::Park, Idle::Poll] {
+                let mut c = cfg(p, procs, &spelling);
+                c.idle = idle;
+                let r = within(60, move || simulate(&c).unwrap());
+                let what = format!("{p} {spelling} P={procs} {idle:?}");
+                assert_eq!(r.tasks, nodes, "{what}: every node expanded once");
+                assert_eq!(r.work, nodes as f64, "{what}");
+                assert_eq!(r.requests_ok + r.rejects, r.requests, "{what}: {r:?}");
+                assert_eq!(r.transfers, r.requests_ok, "{what}");
+                assert!(r.time >= r.work / procs as f64, "{what}");
+                if procs > 1 {
+                    assert!(r.requests_ok > 0, "{what}: work handed out");
                 }
             }
         }
