@@ -339,10 +339,13 @@ pub(crate) struct Config {
 /// most before it sleeps.
 pub const MAX_IDLE_LINGER: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// The sender-initiated policies' default heartbeat.
-const DEFAULT_HEARTBEAT: std::time::Duration = std::time::Duration::from_micros(20);
-const MIN_HEARTBEAT: std::time::Duration = std::time::Duration::from_micros(1);
-const MAX_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(1);
+/// The sender-initiated policies' default heartbeat
+/// ([`ThreadPoolBuilder::heartbeat`](crate::ThreadPoolBuilder::heartbeat)).
+pub const DEFAULT_HEARTBEAT: std::time::Duration = std::time::Duration::from_micros(20);
+/// The shortest heartbeat a pool takes.
+pub const MIN_HEARTBEAT: std::time::Duration = std::time::Duration::from_micros(1);
+/// The longest heartbeat a pool takes.
+pub const MAX_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn env_value<T>(
     var: &'static str,

@@ -90,8 +90,9 @@ pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use builder::Configuration;
 pub use builder::ThreadPoolBuilder;
 pub use config::{
-    BuildError, BuildError as ThreadPoolBuildError, ENV_NUM_THREADS, ENV_PIN, ENV_PIN_CLAIMS,
-    ENV_PLACEMENT, ENV_POLICY, ENV_TOPOLOGY, ENV_TRACE, MAX_IDLE_LINGER,
+    BuildError, BuildError as ThreadPoolBuildError, DEFAULT_HEARTBEAT, ENV_NUM_THREADS, ENV_PIN,
+    ENV_PIN_CLAIMS, ENV_PLACEMENT, ENV_POLICY, ENV_TOPOLOGY, ENV_TRACE, MAX_HEARTBEAT,
+    MAX_IDLE_LINGER, MIN_HEARTBEAT,
 };
 pub use iter::{array, collections, option, result};
 pub use thread_builder::{

@@ -25,6 +25,7 @@ mod termination;
 mod wire;
 
 use std::fmt;
+use std::time::Duration;
 
 use hypersteal::policy::spec::SharedState;
 use hypersteal::{Policy, Topology, MAX_WORKERS};
@@ -66,6 +67,13 @@ pub struct Config {
     /// rank answers requests, and a sender-initiated policy places work (its heartbeat), between
     /// steps, so this is the rank's reaction time in tasks.
     pub step: usize,
+    /// The heartbeat of the sender-initiated policies between ranks, as a pool's
+    /// ([`hypersteal::ThreadPoolBuilder::heartbeat`]; default [`hypersteal::DEFAULT_HEARTBEAT`],
+    /// from [`hypersteal::MIN_HEARTBEAT`] to [`hypersteal::MAX_HEARTBEAT`]). Between steps and
+    /// while passive, a rank decides at most about one undecided task per heartbeat that passed
+    /// (up to 16 in a row after a quiet stretch) and takes a standing step for each, so a
+    /// policy's `interval` counts the same time across ranks as within a pool.
+    pub heartbeat: Duration,
     /// Seeds the policies' random draws (rank `r` uses `seed + r`).
     pub seed: u64,
 }
@@ -78,6 +86,7 @@ impl Default for Config {
             workers: 1,
             pool_policy: Policy::RandomPolling,
             step: 256,
+            heartbeat: hypersteal::DEFAULT_HEARTBEAT,
             seed: 1,
         }
     }
@@ -104,6 +113,9 @@ impl Config {
         }
         if !(1..=MAX_STEP).contains(&self.step) {
             return bad("step", self.step.to_string(), "1 to 1000000 (tasks)");
+        }
+        if !(hypersteal::MIN_HEARTBEAT..=hypersteal::MAX_HEARTBEAT).contains(&self.heartbeat) {
+            return bad("heartbeat", format!("{:?}", self.heartbeat), "1µs to 1s");
         }
         self.policy
             .validate()
@@ -242,5 +254,35 @@ mod tests {
             ..Config::default()
         };
         assert_eq!(inside.validate(4), Ok(()));
+    }
+
+    #[test]
+    fn a_heartbeat_outside_the_pools_range_is_refused_with_its_name() {
+        let with = |heartbeat| Config {
+            heartbeat,
+            ..Config::default()
+        };
+        for ok in [
+            hypersteal::MIN_HEARTBEAT,
+            hypersteal::DEFAULT_HEARTBEAT,
+            hypersteal::MAX_HEARTBEAT,
+        ] {
+            assert_eq!(with(ok).validate(2), Ok(()));
+        }
+        for bad in [
+            Duration::ZERO,
+            Duration::from_nanos(999),
+            Duration::from_secs(2),
+        ] {
+            let Err(Error::Config(text)) = with(bad).validate(2) else {
+                panic!("{bad:?} was taken");
+            };
+            assert!(
+                text.contains("`heartbeat`")
+                    && text.contains(&format!("{bad:?}"))
+                    && text.contains("1µs to 1s"),
+                "{text}"
+            );
+        }
     }
 }

@@ -4,8 +4,10 @@
 //! A rank loops over *steps*. While it holds tasks, a step takes the newest ones from its stack
 //! (one per pool worker), runs each depth-first for at most [`Config::step`] tasks in its pool, and
 //! pushes what is left back; then the rank reads every message that has arrived (answering
-//! requests, taking in work, passing the token), and a sender-initiated policy takes its
-//! heartbeat (placing the oldest undecided task, then the standing phase). While it holds none, it
+//! requests, taking in work, passing the token), and a sender-initiated policy runs its
+//! heartbeat as a pool's worker does at a poll point (`Heartbeat::run`: the allocating phase for
+//! undecided tasks while the heartbeats' credit lasts, then a standing step per heartbeat that
+//! passed, [`Config::heartbeat`] apart), also while passive. While it holds none, it
 //! is *passive*: it passes the termination token, asks for work (receiver-initiated policies) and
 //! waits for messages, sleeping between looks (from 10 µs, doubling to 1 ms while nothing comes)
 //! rather than spinning: ranks often share cores.
@@ -39,7 +41,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use hypersteal::policy::machine::{
-    allocating_beat, machine_for, standing_beat, Answer, Env, Machine, Shared,
+    allocating_beat, machine_for, standing_beat, start_round, Answer, BeatSteps, Env, Heartbeat,
+    Machine, Shared,
 };
 use hypersteal::policy::spec::SharedState;
 use hypersteal::policy::Reach;
@@ -99,6 +102,10 @@ struct Rank<'c, T: Task> {
     donor_queue: bool,
     graph: TopologyGraph,
     step: usize,
+    /// Sender-initiated: the heartbeat ([`Config::heartbeat`]), in nanoseconds since `started`.
+    beat: Heartbeat<u64>,
+    heartbeat_ns: u64,
+    started: Instant,
     machine: Box<dyn Machine>,
     shared: Shared,
     loads: Vec<usize>,
@@ -130,6 +137,21 @@ struct Rank<'c, T: Task> {
     early: Vec<(T::Output, Subtree)>,
     stats: RankStats,
     outbox: Outbox,
+}
+
+/// A rank's poll point as [`Heartbeat::run`] drives it.
+struct Beats<'r, 'c, T: Task>(&'r mut Rank<'c, T>);
+
+impl<T: Task> BeatSteps for Beats<'_, '_, T> {
+    fn undecided(&mut self) -> bool {
+        self.0.decided < self.0.stack.len()
+    }
+    fn allocate(&mut self) {
+        self.0.allocate();
+    }
+    fn stand(&mut self) {
+        self.0.stand();
+    }
 }
 
 /// Stats of the ranks of a subtree of the rank tree, by rank.
@@ -214,6 +236,9 @@ impl<'c, T: Task> Rank<'c, T> {
             machine: machine_for(&local_policy, me, size, seed),
             graph,
             step: config.step,
+            beat: Heartbeat::default(),
+            heartbeat_ns: u64::try_from(config.heartbeat.as_nanos()).unwrap_or(u64::MAX),
+            started: Instant::now(),
             loads: vec![0; size],
             central,
             choose,
@@ -439,12 +464,22 @@ impl<'c, T: Task> Rank<'c, T> {
         );
     }
 
-    /// A sender-initiated policy's heartbeat: the allocating half on the oldest undecided task,
-    /// then the standing half on the oldest waiting one (`machine.rs`, `allocating_beat`).
+    /// A sender-initiated policy's poll point, as [`Heartbeat::run`] drives it for a pool's
+    /// worker: the allocating half on undecided tasks, oldest first, while the heartbeat's credit
+    /// lasts, then the standing half on the oldest waiting task once per heartbeat that passed
+    /// (`policy::machine`, `allocating_beat` and `standing_beat`).
     fn beat(&mut self) {
         if self.choose != Choose::Never || self.size < 2 {
             return;
         }
+        let now = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let mut beat = self.beat;
+        beat.run(now, self.heartbeat_ns, &mut Beats(self));
+        self.beat = beat;
+    }
+
+    /// The allocating half for the oldest undecided task (one waits).
+    fn allocate(&mut self) {
         let undecided = self.stack.get(self.decided).map(|e| e.hops);
         match self.decide(|m, env| allocating_beat(m, env, undecided)) {
             Some(Some(to)) if to != self.me => {
@@ -457,6 +492,10 @@ impl<'c, T: Task> Rank<'c, T> {
             Some(_) => self.decided += 1,
             None => {}
         }
+    }
+
+    /// One standing step for the oldest waiting task.
+    fn stand(&mut self) {
         let oldest = self.stack.front().map(|e| e.hops);
         if let Some(to) = self.decide(|m, env| standing_beat(m, env, oldest)) {
             if to != self.me {
@@ -597,10 +636,7 @@ impl<'c, T: Task> Rank<'c, T> {
             self.retry_at = None;
         }
         if self.round_left == 0 {
-            self.round_left = self.decide(|m, env| {
-                m.begin_round(env);
-                m.round_len(env).max(1)
-            });
+            self.round_left = self.decide(|m, env| start_round(m, env).max(1));
         }
         match self.choose {
             Choose::Local => {

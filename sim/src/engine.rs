@@ -10,7 +10,7 @@
 //!
 //! | engine event | hook |
 //! |---|---|
-//! | an idle receiver starts a search round / sends a request / gets a reject | `round_len` + `begin_round` / `next_victim` / `request_failed` |
+//! | an idle receiver starts a search round / sends a request / gets a reject | `begin_round` + `round_len` (`start_round`) / `next_victim` / `request_failed` |
 //! | a request reaches its victim | `answer` |
 //! | a task is spawned (heartbeat 0), or a heartbeat's credit finds it the oldest waiting task no decision has seen | `place(hops, false)` |
 //! | a placed task is taken from the inbox | `place(hops, true)` |

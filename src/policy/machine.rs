@@ -6,7 +6,8 @@
 //!
 //! | event (the interpreter's "when") | hook | decision |
 //! |---|---|---|
-//! | an idle worker starts a search round | [`Machine::round_len`], [`Machine::begin_round`] | how many requests the round may make |
+//! | an idle worker starts a search round ([`start_round`]) | [`Machine::begin_round`], then [`Machine::round_len`] | how many requests the round may make |
+//! | an idle worker decides whether to sleep ([`worth_waking`]) | [`Machine::may_ask`] for each worker with work | whether any work is worth waking for |
 //! | it needs a victim | [`Machine::next_victim`] | whom to ask, or nobody |
 //! | the request failed | [`Machine::request_failed`] | (state update) |
 //! | a request reaches a busy worker | [`Machine::answer`] | give the oldest unstarted task, or reject |
@@ -15,9 +16,12 @@
 //! | every heartbeat that passed, after the allocating half ([`Heartbeat`], [`standing_beat`]; in the simulator without a heartbeat, after every task) | [`Machine::tick`] | where the oldest waiting task goes (standing phase) |
 //! | the worker runs out of work / obtains work | [`Machine::idle`], [`Machine::busy`] | (state update) |
 //!
-//! The runtime (`src/worker/`) and the simulator (the `hypersteal-sim` crate) are two
-//! interpreters of these decisions: both raise the same events in the same order, and neither
-//! looks at which policy it runs. Each policy's file holds its machine and its spec
+//! The runtime (`src/worker/`), the simulator (the `hypersteal-sim` crate) and MPI's ranks (the
+//! `hypersteal-mpi` crate) are three interpreters of these decisions. The rules of when are
+//! functions here that all of them call: [`start_round`] (the round's order), [`Heartbeat::run`]
+//! (a sender-initiated poll point) and [`worth_waking`] (the sleep condition; an MPI rank, which
+//! cannot see other ranks' stacks, backs off between rounds instead). Where they differ, they
+//! follow the policy's spec (its reach and shared state), not its name. Each policy's file holds its machine and its spec
 //! ([`super::spec::Spec`]), which builds the machine ([`machine_for`]) and says what pool-wide
 //! state it needs.
 //!
@@ -310,6 +314,28 @@ pub(crate) mod testing {
         let env = env(me, &g, &loads, &shared);
         (0..n).map(|_| m.next_victim(&env).unwrap()).collect()
     }
+}
+
+/// An idle worker starts a search round: [`Machine::begin_round`], then the number of requests
+/// the round may make ([`Machine::round_len`]). The one order every interpreter follows (the
+/// runtime's worker, the simulator's engine and MPI's rank), so a machine whose round length
+/// depends on its round's state sees it reset first.
+pub fn start_round(machine: &mut dyn Machine, env: &Env<'_>) -> usize {
+    machine.begin_round(env);
+    machine.round_len(env)
+}
+
+/// Whether worker `env.me` sees work worth waking for, as its policy sees it: one of
+/// `candidates` for which `has_work` holds and that the machine may ask ([`Machine::may_ask`]).
+/// The sleep condition of the runtime's idle workers (`has_work`: a non-empty public deque)
+/// and of the simulator's processors (`has_work`: a waiting task in the engine's view).
+pub fn worth_waking(
+    machine: &dyn Machine,
+    env: &Env<'_>,
+    mut candidates: impl Iterator<Item = usize>,
+    has_work: impl Fn(usize) -> bool,
+) -> bool {
+    candidates.any(|w| w != env.me && has_work(w) && machine.may_ask(env, w))
 }
 
 /// Allocating decisions a sender-initiated worker may take in a row after a quiet stretch, and

@@ -20,6 +20,7 @@ use super::{Mode, WorkerThread, HELP_DEPTH, SEARCH_ROUNDS};
 use crate::job::JobRef;
 use crate::job::Ticket;
 use crate::latch::Probe;
+use crate::policy::machine;
 use crate::sleep::Recheck;
 use crate::stats::bump;
 use crate::sync::deque::Steal;
@@ -503,8 +504,7 @@ impl WorkerThread {
         }
         let env = self.env();
         let mut machine = self.machine.borrow_mut();
-        let requests = machine.round_len(&env);
-        machine.begin_round(&env);
+        let requests = machine::start_round(&mut **machine, &env);
         let mut contended = false;
         let c = self.counters();
         for _ in 0..requests {
@@ -561,8 +561,8 @@ impl WorkerThread {
         // The policy decides what is worth waking for: the same victims its searches may ask.
         let env = self.env();
         let machine = self.machine.borrow();
-        (0..registry.num_threads()).any(|w| {
-            w != self.index && !registry.workers[w].stealer.is_empty() && machine.may_ask(&env, w)
+        machine::worth_waking(&**machine, &env, 0..registry.num_threads(), |w| {
+            !registry.workers[w].stealer.is_empty()
         })
     }
 

@@ -45,6 +45,10 @@ pub struct MpiArgs {
     /// Tasks a worker runs between two looks at the network.
     #[arg(long, default_value_t = 256)]
     pub step: usize,
+    /// The sender-initiated policies' heartbeat between ranks, in microseconds (1 to 1,000,000;
+    /// the baseline pool takes the same).
+    #[arg(long, default_value_t = 20)]
+    pub heartbeat_us: u64,
     /// Seed of the policies' random draws.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -201,6 +205,7 @@ pub fn plan(args: &MpiArgs) -> Result<MpiPlan, String> {
             workers: args.workers,
             pool_policy,
             step: args.step,
+            heartbeat: Duration::from_micros(args.heartbeat_us),
             seed: args.seed,
         },
         policies,
@@ -241,8 +246,8 @@ pub fn run(args: &MpiArgs, plan: MpiPlan) -> i32 {
         };
         if rank == 0 {
             println!(
-                "mpi: {} policy={} topology={} ranks={ranks} workers={} pool-policy={} step={} runs={}",
-                args.workload, c.policy, c.topology, c.workers, c.pool_policy, c.step, plan.runs
+                "mpi: {} policy={} topology={} ranks={ranks} workers={} pool-policy={} step={} heartbeat={:?} runs={}",
+                args.workload, c.policy, c.topology, c.workers, c.pool_policy, c.step, c.heartbeat, plan.runs
             );
         }
         let mut times = Vec::new();
@@ -363,6 +368,7 @@ fn baseline(world: &SimpleCommunicator, plan: &MpiPlan, policy: Policy) -> Base 
     let pool = ThreadPoolBuilder::new()
         .num_threads(workers)
         .policy(policy)
+        .heartbeat(plan.config.heartbeat)
         .build()
         .expect("the configuration was validated");
     let start = Instant::now();

@@ -137,6 +137,13 @@ fn a_bad_setting_is_refused_with_its_name_and_range() {
         "{}",
         job.stderr
     );
+    let job = mpirun(1, &["--workload", "nqueens:8", "--heartbeat-us", "0"], 60);
+    assert_eq!(job.code, Some(2), "{}", job.stdout);
+    assert!(
+        job.stderr.contains("`heartbeat` = 0ns") && job.stderr.contains("1µs to 1s"),
+        "{}",
+        job.stderr
+    );
 }
 
 #[test]

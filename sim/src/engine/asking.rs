@@ -4,6 +4,7 @@
 #[cfg(test)]
 use super::{sb_log, SbEvent};
 use super::{Answer, Engine, Env, Ev, LoadView, Reach, SharedPoint, State, Task, TaskTree, Work};
+use hypersteal::policy::machine;
 
 impl<'a, T: TaskTree> Engine<'a, T> {
     /// `p` has nothing to run: placed work in its inbox comes first; otherwise it is idle, and
@@ -51,10 +52,9 @@ impl<'a, T: TaskTree> Engine<'a, T> {
                     loads: &view,
                     shared: &self.shared,
                 };
-                let machine = &self.machines[p];
-                self.graph
-                    .neighbors(p)
-                    .any(|w| view.queued(w) > 0 && machine.may_ask(&env, w))
+                machine::worth_waking(&*self.machines[p], &env, self.graph.neighbors(p), |w| {
+                    view.queued(w) > 0
+                })
             }
             Reach::Nothing => false,
         }
@@ -105,10 +105,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             self.procs[p].round_left = if self.hands_out_only_its_own(p) {
                 1
             } else {
-                self.decide(p, now, |m, env| {
-                    m.begin_round(env);
-                    m.round_len(env)
-                })
+                self.decide(p, now, machine::start_round)
             };
         }
     }
