@@ -119,7 +119,10 @@ impl fmt::Display for BuildError {
                 write!(f, "thread_name for worker {index}: {reason}")
             }
             BuildError::Heartbeat(d) => {
-                write!(f, "heartbeat {d:?} is out of range: expected 1µs to 1s")
+                write!(
+                    f,
+                    "heartbeat {d:?} is out of range: expected {MIN_HEARTBEAT:?} to {MAX_HEARTBEAT:?}"
+                )
             }
             BuildError::IdleLinger(d) => {
                 write!(

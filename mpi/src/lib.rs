@@ -115,7 +115,12 @@ impl Config {
             return bad("step", self.step.to_string(), "1 to 1000000 (tasks)");
         }
         if !(hypersteal::MIN_HEARTBEAT..=hypersteal::MAX_HEARTBEAT).contains(&self.heartbeat) {
-            return bad("heartbeat", format!("{:?}", self.heartbeat), "1µs to 1s");
+            let allowed = format!(
+                "{:?} to {:?}",
+                hypersteal::MIN_HEARTBEAT,
+                hypersteal::MAX_HEARTBEAT
+            );
+            return bad("heartbeat", format!("{:?}", self.heartbeat), &allowed);
         }
         self.policy
             .validate()

@@ -382,9 +382,8 @@ fn a_run_stopped_by_the_request_budget_reports_nothing() {
     });
 }
 
-/// A hand-built policy out of range is refused with the message of
-/// `Policy::validate` (which `tests/runtime/errors.rs` checks case by case against the parser and the
-/// builder).
+/// A hand-built policy out of range is refused with the message of `Policy::validate` (which
+/// `tests/runtime/errors.rs` checks case by case against the parser and the builder).
 #[test]
 fn hand_built_policies_are_validated() {
     within(WATCHDOG_S, || {

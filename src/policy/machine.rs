@@ -18,12 +18,12 @@
 //!
 //! The runtime (`src/worker/`), the simulator (the `hypersteal-sim` crate) and MPI's ranks (the
 //! `hypersteal-mpi` crate) are three interpreters of these decisions. The rules of when are
-//! functions here that all of them call: [`start_round`] (the round's order), [`Heartbeat::run`]
-//! (a sender-initiated poll point) and [`worth_waking`] (the sleep condition; an MPI rank, which
+//! functions here that all of them call: [`start_round`] (the round's order), [`Heartbeat::run`] (a
+//! sender-initiated poll point) and [`worth_waking`] (the sleep condition; an MPI rank, which
 //! cannot see other ranks' stacks, backs off between rounds instead). Where they differ, they
-//! follow the policy's spec (its reach and shared state), not its name. Each policy's file holds its machine and its spec
-//! ([`super::spec::Spec`]), which builds the machine ([`machine_for`]) and says what pool-wide
-//! state it needs.
+//! follow the policy's spec (its reach and shared state), not its name. Each policy's file holds
+//! its machine and its spec ([`super::spec::Spec`]), which builds the machine ([`machine_for`]) and
+//! says what pool-wide state it needs.
 //!
 //! This module and `super::spec` are the interpreters' interface, used by the sibling crates
 //! `hypersteal-sim` and `hypersteal-mpi`; they are hidden from the crate's documentation and not

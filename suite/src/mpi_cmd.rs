@@ -47,7 +47,7 @@ pub struct MpiArgs {
     pub step: usize,
     /// The sender-initiated policies' heartbeat between ranks, in microseconds (1 to 1,000,000;
     /// the baseline pool takes the same).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = hypersteal::DEFAULT_HEARTBEAT.as_micros() as u64)]
     pub heartbeat_us: u64,
     /// Seed of the policies' random draws.
     #[arg(long, default_value_t = 1)]
