@@ -27,7 +27,7 @@ mod wire;
 use std::fmt;
 use std::time::Duration;
 
-use hypersteal::policy::spec::SharedState;
+use hypersteal::policy::spec::Choice;
 use hypersteal::{Policy, Topology, MAX_WORKERS};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -125,19 +125,20 @@ impl Config {
         self.policy
             .validate()
             .map_err(|e| Error::Config(e.to_string()))?;
-        // Between ranks, grr-m combines the draws that meet at a rank between two of its looks
-        // at the network (docs/mpi.md): there is no spin window to set, so a window other than
-        // the default is refused rather than ignored.
+        // Between ranks, a combining tree combines the draws that meet at a rank between two of
+        // its looks at the network (docs/mpi.md): there is no spin window to set, so a window
+        // other than the default is refused rather than ignored.
         let spec = self.policy.spec();
-        if let SharedState::CombiningTree { .. } = spec.shared_state(&self.policy) {
-            if self.policy != spec.default {
-                return bad(
-                    "policy",
-                    self.policy.to_string(),
-                    "grr-m without `window` across ranks (draws combine between a rank's looks \
-                     at the network, not within a spin window)",
-                );
-            }
+        if spec.choice == Choice::CombiningTree && self.policy != spec.default {
+            return bad(
+                "policy",
+                self.policy.to_string(),
+                &format!(
+                    "{} without `window` across ranks (draws combine between a rank's looks at \
+                     the network, not within a spin window)",
+                    spec.name
+                ),
+            );
         }
         self.pool_policy
             .validate()

@@ -13,20 +13,24 @@
 //! rather than spinning: ranks often share cores.
 //!
 //! The machines see ranks as workers: `Env::me` is the rank, the graph has one node per rank, and
-//! the loads are each rank's waiting tasks as last heard (exact for itself). The pool-wide state
-//! of three policies lives where every rank can reach it:
+//! the loads are each rank's waiting tasks as last heard (exact for itself). Each rank keeps its
+//! own copy of the pool-wide state ([`Shared::copy_per_worker`]); where a victim is chosen is
+//! the policy's [`Choice`], carried out with these messages:
 //!
-//! - `grr` and `sb`: on rank 0, which keeps the one real [`Shared`] (GRR's counter, SB's donor
-//!   queue) and one machine per rank. An idle rank sends a `Draw` and rank 0 runs *that rank's*
-//!   machine against the real state, answering with the victim; SB's `busy`/`idle` events travel
-//!   as `Donor` messages. One authority keeps GRR's sequence and SB's FIFO exact, at the cost of a
-//!   round trip to rank 0 per request.
-//! - `grr-m`: the combining is done over the rank tree (`TopologyGraph::tree_parent`). Draws
-//!   waiting at a rank when it next looks at the network (its own and its children's) go up as one
-//!   `Draw { count }`; the root claims `count` consecutive values of the counter and each level
-//!   hands out `base + offset` on the way down (`Grant`), in the order the draws came up (MPI keeps
-//!   the order between two ranks). The asker feeds its value to its own `grr` machine
-//!   ([`Shared::set_counter`]), which skips the asker as usual.
+//! - [`Choice::Counter`] (`grr`) and [`Choice::Scheduler`] (`sb`): rank 0 keeps the one real
+//!   [`Shared`] (the counter, the donor queue) and one machine per rank. An idle rank sends a
+//!   `Draw` and rank 0 runs *that rank's* machine against the real state, answering with the
+//!   victim; under a scheduler, every rank's `busy`/`idle` events travel to rank 0 as `Donor`
+//!   messages. One authority keeps the counter's sequence and the donors' FIFO exact, at the cost
+//!   of a round trip to rank 0 per request. (The simulator's scheduler also sends the request and
+//!   hears the reject itself, as seed 002 describes; here the asker sends its own request.)
+//! - [`Choice::CombiningTree`] (`grr-m`): the combining is done over the rank tree
+//!   (`TopologyGraph::tree_parent`). Draws waiting at a rank when it next looks at the network (its
+//!   own and its children's) go up as one `Draw { count }`; the root claims `count` consecutive
+//!   values of the counter and each level hands out `base + offset` on the way down (`Grant`), in
+//!   the order the draws came up (MPI keeps the order between two ranks). The asker feeds its value
+//!   to its own machine through its copy's counter ([`Shared::set_counter`]); the machine skips the
+//!   asker as usual.
 //! - `gradient`: each rank's proximity travels with its load (`Load` messages) to its neighbours,
 //!   which copy it into their own [`Shared`] ([`Shared::set_proximity`]).
 //!
@@ -44,10 +48,10 @@ use hypersteal::policy::machine::{
     allocating_beat, machine_for, standing_beat, start_round, Answer, BeatSteps, Env, Heartbeat,
     Machine, Shared,
 };
-use hypersteal::policy::spec::SharedState;
+use hypersteal::policy::spec::Choice;
 use hypersteal::policy::Reach;
 use hypersteal::prelude::*;
-use hypersteal::{Policy, ThreadPool, ThreadPoolBuilder, TopologyGraph};
+use hypersteal::{ThreadPool, ThreadPoolBuilder, TopologyGraph};
 use mpi::topology::{Communicator, SimpleCommunicator};
 
 use crate::stats::{MpiStats, RankStats};
@@ -55,14 +59,17 @@ use crate::termination::{Safra, Step};
 use crate::wire::{self, Msg, Outbox};
 use crate::{Config, Error, Outcome, Task};
 
-/// How a receiver-initiated rank finds its next victim.
+/// How a receiver-initiated rank finds its next victim: the messages of its policy's
+/// [`Choice`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Choose {
-    /// The rank's own machine decides (`rp`, `nn`, `arr`, `most-loaded`).
+    /// [`Choice::Own`]: the rank's own machine decides.
     Local,
-    /// Rank 0 decides with this rank's machine and the real shared state (`grr`, `sb`).
+    /// [`Choice::Counter`], [`Choice::Scheduler`]: rank 0 decides with this rank's machine and
+    /// the real shared state, and sends the victim back.
     Central,
-    /// A counter value drawn over the rank tree, fed to the rank's `grr` machine (`grr-m`).
+    /// [`Choice::CombiningTree`]: a counter value drawn over the rank tree, fed to the rank's own
+    /// machine.
     Combining,
     /// Sender-initiated: idle ranks never ask.
     Never,
@@ -85,7 +92,7 @@ struct Entry<T> {
     hops: u32,
 }
 
-/// Rank 0's share of `grr`/`sb`: the real shared state and every rank's machine.
+/// Rank 0's share under a counter or a scheduler: the real shared state and every rank's machine.
 struct Central {
     shared: Shared,
     machines: Vec<Box<dyn Machine>>,
@@ -97,9 +104,9 @@ struct Rank<'c, T: Task> {
     tag: i32,
     me: usize,
     size: usize,
-    /// Whether the policy keeps a donor queue (`sb`): rank 0 then hears when a rank becomes
-    /// busy or idle.
-    donor_queue: bool,
+    /// Whether rank 0 is the policy's scheduler ([`Choice::Scheduler`]): it then hears when a
+    /// rank becomes busy or idle.
+    reports_to_scheduler: bool,
     graph: TopologyGraph,
     step: usize,
     /// Sender-initiated: the heartbeat ([`Config::heartbeat`]), in nanoseconds since `started`.
@@ -198,18 +205,11 @@ impl<'c, T: Task> Rank<'c, T> {
         let graph = config.topology.graph(size);
         let seed = config.seed.wrapping_add(me as u64);
         let spec = policy.spec();
-        let choose = match spec.shared_state(&policy) {
+        let choose = match spec.choice {
             _ if policy.is_sender_initiated() => Choose::Never,
-            SharedState::Counter | SharedState::DonorQueue => Choose::Central,
-            SharedState::CombiningTree { .. } => Choose::Combining,
-            SharedState::Nothing | SharedState::Proximities => Choose::Local,
-        };
-        // grr-m's machine here is grr's: the combining happens in messages, the value it yields is
-        // the same sequence (seed 002), handed to the machine through the counter.
-        let local_policy = if choose == Choose::Combining {
-            Policy::GlobalRoundRobin
-        } else {
-            policy
+            Choice::Own => Choose::Local,
+            Choice::Counter | Choice::Scheduler => Choose::Central,
+            Choice::CombiningTree => Choose::Combining,
         };
         let central = (me == 0 && choose == Choose::Central).then(|| Central {
             shared: Shared::new(&policy, &graph),
@@ -231,9 +231,9 @@ impl<'c, T: Task> Rank<'c, T> {
             tag,
             me,
             size,
-            donor_queue: spec.shared_state(&policy) == SharedState::DonorQueue,
-            shared: Shared::new(&local_policy, &graph),
-            machine: machine_for(&local_policy, me, size, seed),
+            reports_to_scheduler: spec.choice == Choice::Scheduler,
+            shared: Shared::copy_per_worker(&policy, &graph),
+            machine: machine_for(&policy, me, size, seed),
             graph,
             step: config.step,
             beat: Heartbeat::default(),
@@ -567,7 +567,7 @@ impl<'c, T: Task> Rank<'c, T> {
         self.ask = Ask::Ready;
         self.round_left = 0;
         self.decide(|m, env| m.busy(env));
-        if self.donor_queue {
+        if self.reports_to_scheduler {
             self.report_donor(true);
         }
     }
@@ -579,7 +579,7 @@ impl<'c, T: Task> Rank<'c, T> {
         self.busy = false;
         self.idle_since = Some(Instant::now());
         self.decide(|m, env| m.idle(env));
-        if self.donor_queue {
+        if self.reports_to_scheduler {
             self.report_donor(false);
         }
     }

@@ -6,9 +6,6 @@
 //! `base + per_hop × d`, with `d` the topology graph's real shortest-path distance (so the mean
 //! grows like log P on a hypercube, like √P on a mesh, and stays 1 on the complete graph).
 
-use hypersteal::policy::spec::SharedState;
-use hypersteal::Policy;
-
 /// Parameters of the simulated machine. All times are in simulated time units.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CostModel {
@@ -161,34 +158,5 @@ impl Server {
         self.accesses += 1;
         self.free_at = start + hold;
         self.free_at
-    }
-}
-
-/// The shared structure a policy's victim choice goes through, which decides what choosing a
-/// victim costs. A static property of the policy, like its reach: the decisions themselves are
-/// the policy machine's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SharedPoint {
-    /// Nothing shared: the victim follows from the worker's own state and the loads it reads.
-    Nothing,
-    /// GRR's counter `TARGET` at worker 0: a round trip there per request, queueing for it.
-    Counter,
-    /// SB's donor queue at worker 0: a round trip per request, queueing; leaving it (an idle
-    /// worker) and joining it (a worker whose request succeeded) are accesses too.
-    DonorQueue,
-    /// GRR-M's combining tree: up and down the tree per request, without queueing.
-    CombiningTree,
-}
-
-impl SharedPoint {
-    /// The shared point of `policy`.
-    pub(crate) fn of(policy: &Policy) -> SharedPoint {
-        match policy.spec().shared_state(policy) {
-            SharedState::Counter => SharedPoint::Counter,
-            SharedState::DonorQueue => SharedPoint::DonorQueue,
-            SharedState::CombiningTree { .. } => SharedPoint::CombiningTree,
-            // Gradient's proximities do not choose victims: its workers place tasks.
-            SharedState::Nothing | SharedState::Proximities => SharedPoint::Nothing,
-        }
     }
 }

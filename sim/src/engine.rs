@@ -30,14 +30,14 @@
 //!
 //! The engine itself never asks which policy it runs, except for static properties: whether it
 //! is sender-initiated, its [`Reach`] and what a victim is worth asking (the sleep re-check), and
-//! the shared point a victim choice goes through ([`SharedPoint`], for its cost).
+//! where a victim is chosen ([`Choice`]: the messages and queueing a request takes).
 //!
 //! This file holds the state, the event loop and a task's life on a processor (start, done,
 //! loads); the receiver side (search rounds, requests, answers) is `engine/asking.rs`, the
 //! sender side (placing, the heartbeat's halves, arrivals) `engine/placing.rs`, managers as
 //! subtask generators `engine/managers.rs`.
 
-use crate::cost::{CostModel, Server, SharedPoint};
+use crate::cost::{CostModel, Server};
 use crate::queue::EventQueue;
 use crate::stack::{SearchRules, SearchStack};
 use crate::workload::{SplitWork, TaskTree};
@@ -45,6 +45,7 @@ use crate::{Idle, SimConfig, SimResult};
 use hypersteal::policy::machine::{
     self, machine_for, Answer, BeatSteps, Env, Heartbeat, LoadView, Machine, Shared,
 };
+use hypersteal::policy::spec::Choice;
 use hypersteal::policy::{Reach, XorShift};
 use hypersteal::TopologyGraph;
 use std::collections::VecDeque;
@@ -263,7 +264,7 @@ pub(crate) struct Engine<'a, T: TaskTree> {
     stealable: usize,
     parked: Vec<usize>,
     /// What the policy's victim choice goes through.
-    shared_point: SharedPoint,
+    choice: Choice,
     /// GRR's counter / SB's donor queue, at worker 0.
     point: Server,
     bus: Server,
@@ -347,7 +348,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             rng: XorShift::new(config.seed ^ 0x5117_5EED),
             stealable: 0,
             parked: Vec::new(),
-            shared_point: SharedPoint::of(&config.policy),
+            choice: config.policy.spec().choice,
             point: Server::default(),
             bus: Server::default(),
             kids: Vec::new(),
@@ -416,7 +417,7 @@ impl<'a, T: TaskTree> Engine<'a, T> {
     fn obtained(&mut self, p: usize, now: f64) {
         // SB: the scheduler already placed `p` at the tail of the donor queue when it chose
         // the poll that brought this work.
-        if self.shared_point != SharedPoint::DonorQueue {
+        if self.choice != Choice::Scheduler {
             self.decide(p, now, |m, env| m.busy(env));
         }
     }

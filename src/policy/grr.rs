@@ -1,19 +1,22 @@
 //! `grr` and `grr-m`, global round robin: one pool-wide counter `TARGET`; a request asks
 //! `TARGET mod P` and advances it, skipping the asker (seed 002 section 4). The two differ only
-//! in how a value of the counter is drawn: `grr` increments it directly (every request serialises
-//! on one cache line), `grr-m` through the software combining tree of [`super::combining`], which
-//! hands out the same sequence of values.
+//! in how a value of the counter is drawn ([`Choice`]): `grr` increments it directly (every
+//! request serialises on one cache line), `grr-m` through the software combining tree of
+//! [`super::combining`], which hands out the same sequence of values. Both run the same machine;
+//! the pool-wide state ([`Shared::draw`]) holds the counter or the tree.
 
+#[cfg(doc)]
+use super::machine::Shared;
 use super::machine::{Env, Machine};
-use super::spec::{Param, SharedState, Spec, Values};
+use super::spec::{Choice, Param, SharedState, Spec, Values};
 use super::Policy;
-use crate::sync::Ordering;
 
 /// `grr`: no parameters; the counter is pool-wide.
 pub(crate) const SPEC: Spec = Spec {
+    choice: Choice::Counter,
     shared: |_| SharedState::Counter,
     ..Spec::receiver("grr", Policy::GlobalRoundRobin, |_, _, _, _| {
-        Box::new(GlobalRoundRobin::counter())
+        Box::new(GlobalRoundRobin)
     })
 };
 
@@ -38,11 +41,12 @@ pub(crate) const SPEC_M: Spec = Spec {
             }
         },
     }],
+    choice: Choice::CombiningTree,
     shared: |p| SharedState::CombiningTree { window: window(p) },
     ..Spec::receiver(
         "grr-m",
         Policy::GrrCombining { window: 64 },
-        |_, _, _, _| Box::new(GlobalRoundRobin::combining()),
+        |_, _, _, _| Box::new(GlobalRoundRobin),
     )
 };
 
@@ -54,49 +58,10 @@ fn window(policy: &Policy) -> u32 {
     }
 }
 
-/// How a worker draws the next value of the global counter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Draw {
-    /// `grr`: one `fetch_add` on the counter.
-    Counter,
-    /// `grr-m`: through the combining tree in [`super::machine::Shared`].
-    Combining,
-}
-
-/// One worker's `grr` / `grr-m` state: none of its own, only how it draws.
-#[derive(Clone, Debug)]
-pub(crate) struct GlobalRoundRobin {
-    draw: Draw,
-}
-
-impl GlobalRoundRobin {
-    /// `grr`: draws from the plain counter.
-    pub(crate) fn counter() -> Self {
-        GlobalRoundRobin {
-            draw: Draw::Counter,
-        }
-    }
-
-    /// `grr-m`: draws through the combining tree.
-    pub(crate) fn combining() -> Self {
-        GlobalRoundRobin {
-            draw: Draw::Combining,
-        }
-    }
-
-    /// The next value of the global round-robin sequence.
-    fn next_target(&self, env: &Env<'_>) -> u64 {
-        match self.draw {
-            Draw::Counter => env.shared.grr.fetch_add(1, Ordering::Relaxed),
-            Draw::Combining => env
-                .shared
-                .tree
-                .as_ref()
-                .expect("grr-m's shared state has a combining tree (Shared::new)")
-                .next(env.me),
-        }
-    }
-}
+/// One worker's `grr` / `grr-m` state: none; the counter (or the tree in front of it) is
+/// pool-wide.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GlobalRoundRobin;
 
 impl Machine for GlobalRoundRobin {
     /// Every request draws a value of the pool-wide counter (and under `grr-m` climbs the
@@ -116,7 +81,7 @@ impl Machine for GlobalRoundRobin {
             return None;
         }
         loop {
-            let victim = (self.next_target(env) % p as u64) as usize;
+            let victim = (env.shared.draw(env.me) % p as u64) as usize;
             if victim != env.me {
                 return Some(victim);
             }

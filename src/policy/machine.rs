@@ -21,9 +21,12 @@
 //! functions here that all of them call: [`start_round`] (the round's order), [`Heartbeat::run`] (a
 //! sender-initiated poll point) and [`worth_waking`] (the sleep condition; an MPI rank, which
 //! cannot see other ranks' stacks, backs off between rounds instead). Where they differ, they
-//! follow the policy's spec (its reach and shared state), not its name. Each policy's file holds
-//! its machine and its spec ([`super::spec::Spec`]), which builds the machine ([`machine_for`]) and
-//! says what pool-wide state it needs.
+//! follow the policy's spec, not its name: its reach, and where a victim is chosen
+//! ([`Choice`]: by the asker's machine, or by a draw of a counter, through a combining tree or at
+//! a scheduler, whose decisions are still the machines' own; an interpreter that sends messages
+//! carries each of these out with its own messages). Each policy's file holds its machine and
+//! its spec ([`super::spec::Spec`]), which builds the machine ([`machine_for`]) and says what
+//! pool-wide state it needs.
 //!
 //! This module and `super::spec` are the interpreters' interface, used by the sibling crates
 //! `hypersteal-sim` and `hypersteal-mpi`; they are hidden from the crate's documentation and not
@@ -31,6 +34,8 @@
 
 use super::combining::CombiningTree;
 use super::sb::DonorQueue;
+#[cfg(doc)]
+use super::spec::Choice;
 use super::spec::SharedState;
 use super::Policy;
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
@@ -100,6 +105,22 @@ impl Shared {
         )
     }
 
+    /// One worker's copy of the shared state, for an interpreter whose workers share no memory
+    /// (MPI's ranks): the pieces a protocol keeps at one place ([`Choice::CombiningTree`]'s
+    /// tree, [`Choice::Scheduler`]'s donor queue) are absent, because the interpreter keeps them
+    /// where its messages go; the counter and the proximities are filled from messages
+    /// ([`Shared::set_counter`], [`Shared::set_proximity`]).
+    pub fn copy_per_worker(policy: &Policy, graph: &TopologyGraph) -> Self {
+        Shared::with_state(
+            match policy.spec().shared_state(policy) {
+                SharedState::CombiningTree { .. } => SharedState::Counter,
+                SharedState::DonorQueue => SharedState::Nothing,
+                other => other,
+            },
+            graph,
+        )
+    }
+
     fn with_state(state: SharedState, graph: &TopologyGraph) -> Self {
         let p = graph.len();
         Shared {
@@ -131,13 +152,22 @@ impl Shared {
             .map_or(0, |p| p.load(Ordering::Relaxed))
     }
 
-    /// Sets GRR's global counter to `value`, so that the next draw of a `grr` machine on this
-    /// state returns it.
+    /// The next value of the global round-robin counter for worker `me` (`grr`, `grr-m`):
+    /// through the combining tree where the state holds one, from the counter otherwise.
+    pub(crate) fn draw(&self, me: usize) -> u64 {
+        match &self.tree {
+            Some(tree) => tree.next(me),
+            None => self.grr.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// Sets the global round-robin counter to `value`, so that the next draw on this state
+    /// returns it.
     ///
-    /// For interpreters that keep the counter elsewhere: the MPI crate (`hypersteal-mpi`) draws
-    /// counter values over messages (GRR-M's combining done over the rank tree) and hands each
-    /// one to the asking rank's own `grr` machine through this call. The runtime and the
-    /// simulator never call it.
+    /// For interpreters that draw the counter's values over messages: an MPI rank (the
+    /// `hypersteal-mpi` crate) draws `grr-m`'s values over the rank tree and hands each one to
+    /// its own machine through this call, on its [`Shared::copy_per_worker`]. The runtime and
+    /// the simulator never call it.
     pub fn set_counter(&self, value: u64) {
         self.grr.store(value, Ordering::Relaxed);
     }

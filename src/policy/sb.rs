@@ -3,13 +3,14 @@
 //! it again (seed 002 section 4). The queue lives in [`super::machine::Shared`].
 
 use super::machine::{Env, Machine};
-use super::spec::{SharedState, Spec};
+use super::spec::{Choice, SharedState, Spec};
 use super::Policy;
 use crate::sync::{AtomicBool, Mutex, Ordering};
 use std::collections::VecDeque;
 
 /// `sb`: no parameters; the donor queue is pool-wide.
 pub(crate) const SPEC: Spec = Spec {
+    choice: Choice::Scheduler,
     shared: |_| SharedState::DonorQueue,
     ..Spec::receiver("sb", Policy::SchedulerBased, |_, _, _, _| {
         Box::new(SchedulerBased)

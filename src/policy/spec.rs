@@ -45,6 +45,32 @@ pub enum SharedState {
     Proximities,
 }
 
+/// Where an idle worker's victim is chosen, which decides the messages a request takes.
+///
+/// The runtime's workers share memory: there every choice is a call of the asker's own machine
+/// on the pool's [`Shared`](super::machine::Shared) state, which holds the counter, the
+/// combining tree or the donor queue. An interpreter whose workers exchange messages (the
+/// simulator, MPI's ranks) carries out the choice with the messages named here; each protocol is
+/// implemented once per interpreter and selected by this value, never by the policy's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// By the asker's own machine, from its own state and the loads it reads; the request goes
+    /// straight to the victim. Also every sender-initiated policy (its idle workers never ask).
+    Own,
+    /// By a draw of the pool-wide counter kept at worker 0: one access there per request,
+    /// queueing behind the other draws; the value goes back to the asker, whose machine turns
+    /// it into the victim (`grr`).
+    Counter,
+    /// By a draw of the same counter through a combining tree over the topology's spanning tree:
+    /// draws that meet on their way up travel on as one and come back down as a range, so no
+    /// point serves them one by one (`grr-m`). The machine is the counter's.
+    CombiningTree,
+    /// By a scheduler at worker 0 that keeps the shared state and runs every worker's machine:
+    /// it hears when a worker becomes busy or idle ([`Machine::busy`], [`Machine::idle`]) and
+    /// chooses the victim of everyone's requests ([`Machine::next_victim`]) (`sb`).
+    Scheduler,
+}
+
 /// The values a parameter takes.
 #[derive(Clone, Copy, Debug)]
 pub enum Values {
@@ -95,6 +121,8 @@ pub struct Spec {
     /// Whose published loads the machines read (`Reach::Nothing`: none, and workers do not
     /// publish theirs).
     pub(crate) loads: fn(&Policy) -> Reach,
+    /// Where an idle worker's victim is chosen.
+    pub choice: Choice,
     /// The pool-wide state the machines share.
     pub(crate) shared: fn(&Policy) -> SharedState,
     /// Checks that relate parameters to each other (each one's range is checked from
@@ -120,6 +148,7 @@ impl Spec {
             managers: false,
             reach: |_| Reach::All,
             loads: |_| Reach::Nothing,
+            choice: Choice::Own,
             shared: |_| SharedState::Nothing,
             check: |_| Ok(()),
             machine,
