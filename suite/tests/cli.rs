@@ -501,6 +501,7 @@ fn a_tiny_run_writes_json_report_and_plots() {
     assert!(again.join("speedup-matmul.svg").exists());
 
     // CSV has a header and one line per row.
+    let csv_dir = scratch("csv");
     let o = suite(&[
         "run",
         "--workload",
@@ -519,7 +520,7 @@ fn a_tiny_run_writes_json_report_and_plots() {
         "--format",
         "csv",
         "--out",
-        scratch("csv").to_str().unwrap(),
+        csv_dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let csv = stdout(&o);
@@ -528,6 +529,7 @@ fn a_tiny_run_writes_json_report_and_plots() {
     assert_eq!(lines.count(), 4, "{csv}"); // sequential, rayon, chili, grr
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&again);
+    let _ = std::fs::remove_dir_all(&csv_dir);
 }
 
 /// A missing or malformed results file is bad input: exit 2, as every other usage error.
