@@ -4,7 +4,7 @@ use crate::job::{StackJob, Ticket};
 use crate::latch::{Probe, SpinLatch};
 use crate::sync::{broken, Broken};
 use crate::unwind;
-use crate::worker::{in_worker, Reclaim, WorkerThread};
+use crate::worker::{in_place, in_worker, Reclaim, WorkerThread};
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
 ///
@@ -45,8 +45,9 @@ where
     RA: Send,
     RB: Send,
 {
-    // A pool of one runs every join in place: one thread-local byte decides it.
-    if WorkerThread::current_is_solo() {
+    // A pool of one, or a worker with enough private tasks below this frame and nothing asked
+    // of it, runs the join in place: its in-place flag decides it (`worker/in_place.rs`).
+    if in_place::allowed() {
         return join_in_place(a, |_| b());
     }
     // The worker is looked up here rather than through `in_worker`'s closure, so that a
@@ -76,7 +77,7 @@ where
     RA: Send,
     RB: Send,
 {
-    if WorkerThread::current_is_solo() {
+    if in_place::allowed() {
         return join_in_place(a, |_| b());
     }
     let worker = WorkerThread::current();
@@ -167,7 +168,7 @@ where
     RA: Send,
     RB: Send,
 {
-    if WorkerThread::current_is_solo() {
+    if in_place::allowed() {
         return join_in_place(
             move || a(FnContext { migrated: false }),
             move |stolen| b(FnContext { migrated: stolen }),

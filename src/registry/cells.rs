@@ -32,6 +32,10 @@ pub(crate) struct Exchange {
     /// or repeated at no cost to correctness): at its next poll the owner publishes its next
     /// `EAGER_PUSHES` tasks at once (`src/worker/README.md`, "Starvation").
     pub(crate) starved: CachePadded<AtomicBool>,
+    /// The owner's `join`s may run in place without polling (`src/worker/in_place.rs`): raised
+    /// by the owner, lowered by the owner, a thief that posts a request here, or a worker going
+    /// idle. A plain `std` atomic even under loom, where no stealing worker raises it.
+    pub(crate) in_place: CachePadded<std::sync::atomic::AtomicBool>,
 }
 
 // SAFETY: `slot` is written only by the victim that claimed this worker's request and read only
@@ -51,6 +55,7 @@ impl Exchange {
             slot: UnsafeCell::new(None),
             load: CachePadded::new(AtomicUsize::new(0)),
             starved: CachePadded::new(AtomicBool::new(false)),
+            in_place: CachePadded::new(std::sync::atomic::AtomicBool::new(false)),
         }
     }
 

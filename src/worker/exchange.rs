@@ -158,7 +158,11 @@ impl WorkerThread {
                 break;
             }
         }
-        self.idle_count().fetch_add(1, Ordering::SeqCst);
+        if self.idle_count().fetch_add(1, Ordering::SeqCst) == 0 {
+            // Busy workers running joins in place on their flags: make them poll, so that
+            // they promote for this worker (`in_place.rs`).
+            super::in_place::lower_all(&self.registry);
+        }
     }
 
     /// Leaving the main loop for good: requests to this worker fail at once from now on
@@ -212,6 +216,8 @@ impl WorkerThread {
             // Idle, or another thief asked first.
             return Err(false);
         }
+        // The victim may be running joins in place on its flag: make its next one poll.
+        super::in_place::lower_for_request(registry, victim);
         let mut polls = 0u32;
         let mut yielding_since = None;
         let state = loop {

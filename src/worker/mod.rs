@@ -28,6 +28,7 @@
 
 mod entry;
 mod exchange;
+pub(crate) mod in_place;
 mod isolated;
 mod place;
 mod tasks;
@@ -67,8 +68,8 @@ pub(crate) const SEARCH_ROUNDS: u32 = 2;
 /// (sender-initiated policies). The stride adapts so that the clock is read about twice per
 /// heartbeat: fine-grained joins read it every 1024 joins, coarse ones at every join. Spawns and
 /// task starts read the clock every time (`WorkerThread::poll`). A reading costs about 25 ns on
-/// the development VM, and a `join` in place about a nanosecond: at the former bound of 64 the
-/// readings were a fifth of fine-grained fib's time at 2 workers (README, "The join countdown").
+/// the development VM, and a `join` in place about a nanosecond: with a bound of 64 the readings
+/// are a fifth of fine-grained fib's time at 2 workers (README, "The join countdown").
 const JOIN_POLLS_PER_CLOCK: u32 = 1024;
 
 /// The bound of the join countdown's stride set at a clock reading that sees a hungry worker:
@@ -95,18 +96,6 @@ crate::sync::thread_local! {
 #[cfg(loom)]
 crate::sync::thread_local! {
     static WORKER_THREAD: Cell<*const WorkerThread> = Cell::new(ptr::null());
-}
-
-// Whether this thread is the worker of a pool of one, whose joins all run in place: `join`
-// reads only this flag on that path (one thread-local byte instead of the pointer and then the
-// worker's mode).
-#[cfg(not(loom))]
-crate::sync::thread_local! {
-    static SOLO: Cell<bool> = const { Cell::new(false) };
-}
-#[cfg(loom)]
-crate::sync::thread_local! {
-    static SOLO: Cell<bool> = Cell::new(false);
 }
 
 /// The thread-private half of a worker.
@@ -261,6 +250,7 @@ pub(crate) fn adopt(deque: Worker<JobRef>, registry: Arc<Registry>) {
     // pool starts with every worker counted idle, this one included.
     worker.idle_count().fetch_sub(1, Ordering::SeqCst);
     WORKER_THREAD.with(|t| t.set(worker));
+    in_place::enter(&worker.exchange().in_place, Mode::Stealing);
 }
 
 impl WorkerThread {
@@ -279,7 +269,7 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
     let mode = WorkerThread::mode_of(&registry);
     let worker = WorkerThread::new(deque, index, registry, false);
     WORKER_THREAD.with(|t| t.set(&worker));
-    SOLO.with(|s| s.set(mode == Mode::Solo));
+    in_place::enter(&worker.exchange().in_place, mode);
     // The user's handlers run as workers of the pool; their panics are caught (`registry.rs`).
     worker.registry.thread_started(index);
     worker.wait_until(&Terminated(&worker.registry));
@@ -298,7 +288,7 @@ pub(crate) fn main_loop(deque: Worker<JobRef>, index: usize, registry: Arc<Regis
     }
     // Gone for good: requests to this worker must fail at once (README, "Leaving").
     worker.retire();
-    SOLO.with(|s| s.set(false));
+    in_place::leave();
     WORKER_THREAD.with(|t| t.set(ptr::null()));
     guard.disarm();
 }
@@ -327,12 +317,6 @@ impl WorkerThread {
     #[inline]
     pub(crate) fn current() -> *const WorkerThread {
         WORKER_THREAD.with(|t| t.get())
-    }
-
-    /// Whether the current thread is the worker of a pool of one (every `join` in place).
-    #[inline(always)]
-    pub(crate) fn current_is_solo() -> bool {
-        SOLO.with(|s| s.get())
     }
 
     #[inline]
@@ -390,8 +374,10 @@ impl WorkerThread {
         self.mode == Mode::Placing
     }
 
-    /// A `join` asks whether to run its closures in place: alone in the pool, or with enough
-    /// private tasks below it. Either way this is a poll point.
+    /// A `join` whose worker's in-place flag is down (`in_place.rs`) asks whether to run its
+    /// closures in place: alone in the pool, or with enough private tasks below it. Either way
+    /// this is a poll point; a `join` that runs in place with nothing asked of its worker raises
+    /// the flag for the joins after it.
     #[inline(always)]
     pub(crate) fn join_in_place(&self) -> bool {
         match self.mode {
@@ -401,8 +387,8 @@ impl WorkerThread {
                 // that asked while the stack was empty then gets the new task instead of a
                 // reject. Only a join that runs in place serves here.
                 let in_place = self.stack().len() >= PRIVATE_TASKS;
-                if in_place && (self.exchange().pending() || self.demand()) {
-                    self.serve();
+                if in_place {
+                    self.poll_in_place();
                 }
                 in_place
             }

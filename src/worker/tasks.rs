@@ -7,7 +7,12 @@
 //! while the reference is alive). Here each method borrows the queue for its own body only, and
 //! no body calls out (no user code, no policy code, no other queue): two borrows can never
 //! overlap, and the compiler holds the argument for every caller.
+//!
+//! Every method that removes a task also lowers the thread's in-place flag
+//! (`super::in_place::lower_own`, a store outside the borrow): the flag stands for tasks on this
+//! stack, and must not outlive them.
 
+use super::in_place::lower_own;
 use crate::job::JobRef;
 use std::cell::UnsafeCell;
 use std::collections::VecDeque;
@@ -52,11 +57,13 @@ impl Tasks {
 
     #[inline(always)]
     pub(super) fn pop_back(&self) -> Option<JobRef> {
+        lower_own();
         self.with(|q| q.pop_back())
     }
 
     #[inline(always)]
     pub(super) fn pop_front(&self) -> Option<JobRef> {
+        lower_own();
         self.with(|q| q.pop_front())
     }
 
@@ -99,6 +106,7 @@ impl Tasks {
 
     /// Removes and returns the task at position `i`.
     pub(super) fn remove(&self, i: usize) -> Option<JobRef> {
+        lower_own();
         self.with(|q| q.remove(i))
     }
 

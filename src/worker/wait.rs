@@ -435,7 +435,9 @@ impl WorkerThread {
         // adopted worker's cell stays blocked for good; it is counted idle while it waits
         // (`adopt`).
         if stealing && self.adopted {
-            self.idle_count().fetch_add(1, Ordering::SeqCst);
+            if self.idle_count().fetch_add(1, Ordering::SeqCst) == 0 {
+                super::in_place::lower_all(&self.registry);
+            }
         } else if stealing && !self.starts_blocked.replace(false) {
             self.block_requests();
         }

@@ -1,0 +1,165 @@
+//! The in-place flag: whether this thread's `join`s may run in place without looking at its
+//! worker.
+//!
+//! A `join` runs both closures in place when nobody could take `b` (a pool of one) or when
+//! [`PRIVATE_TASKS`] unstarted tasks already wait on the private stack below it. Deciding that
+//! from the worker is a poll point (it also answers a pending request and, while some worker
+//! is idle, promotes a task) and costs a chain of loads: the thread-local worker pointer, the
+//! stack's length, the request cell, the idle count. At fine grain (fib with a join at every
+//! call) that chain cost more than the call itself, and two workers ran fib(35) no faster than
+//! one thread ran the plain function. So a `join` that finds it may run in place while nothing
+//! is asked of its worker raises the worker's flag (`Exchange::in_place`), and the `join`s after
+//! it read only that flag, through a thread-local pointer: two loads, no store, nothing
+//! written that the next `join` must wait for.
+//!
+//! The flag stands for "nothing to do at a poll point": the stack holds [`PRIVATE_TASKS`]
+//! tasks, no request is pending and no worker is idle. Each of the three is taken back by the
+//! one who changes it (`README.md`, "The in-place flag", argues the orderings):
+//!
+//! - **the owner**, when a task leaves its own queues: every removal in `Tasks` (`tasks.rs`)
+//!   lowers the flag ([`lower_own`]), so while it is up the stack still holds the tasks;
+//! - **a thief**, after posting a request to the worker (`request_from`): it lowers the
+//!   worker's flag, so the worker's next `join` polls and answers;
+//! - **a worker going idle** when none was ([`lower_all`], from `block_requests`): it lowers
+//!   every worker's flag, so the busy ones promote for it and wake a sleeper as before.
+//!
+//! The owner raises its flag ([`WorkerThread::poll_in_place`]) only at a `join` that runs in
+//! place with no demand, then checks the request cell and the idle count again behind a
+//! sequentially consistent fence, as the thief and the idler do behind theirs after their own
+//! change: whichever fence comes second sees the other's change, so a request or an idle worker
+//! is never left unseen with the flag up. While some worker is idle the flag stays down, and
+//! every `join` polls, as it did before the flag existed.
+//!
+//! A pool of one needs no flag: nothing is ever asked of its worker, and a thread-local byte
+//! says that the thread is one (a load, where the flag takes two). Under loom a stealing worker
+//! never raises it: the models explore every poll point. Sender-initiated workers never raise
+//! it either: their in-place joins count down to the heartbeat's clock reading (`place.rs`).
+
+use super::{Mode, WorkerThread, PRIVATE_TASKS};
+use crate::registry::Registry;
+use std::cell::Cell;
+use std::ptr;
+use std::sync::atomic::{fence, AtomicBool, Ordering};
+
+/// The flag of every thread that is no worker: never raised.
+static NEVER: AtomicBool = AtomicBool::new(false);
+
+/// [`KIND`]: the thread is no worker, or a sender-initiated one: every `join` looks at the
+/// worker.
+const LOOK: u8 = 0;
+/// [`KIND`]: the worker of a pool of one: every `join` runs in place.
+const SOLO: u8 = 1;
+/// [`KIND`]: a stealing worker: a `join` runs in place while the flag is up.
+const FLAGGED: u8 = 2;
+
+// The current thread's flag, and what kind of thread it is (one byte: a pool of one and a
+// sender-initiated worker decide on it alone, without loading the flag).
+#[cfg(not(loom))]
+crate::sync::thread_local! {
+    static FLAG: Cell<*const AtomicBool> = const { Cell::new(ptr::addr_of!(NEVER)) };
+    static KIND: Cell<u8> = const { Cell::new(LOOK) };
+}
+#[cfg(loom)]
+crate::sync::thread_local! {
+    static FLAG: Cell<*const AtomicBool> = Cell::new(ptr::addr_of!(NEVER));
+    static KIND: Cell<u8> = Cell::new(LOOK);
+}
+
+/// The current thread's flag.
+#[inline(always)]
+fn flag() -> &'static AtomicBool {
+    // SAFETY: the pointer is `NEVER` or the flag of this thread's worker, in the worker's
+    // registry (`Exchange::in_place`); `enter` sets it for as long as the thread is that worker,
+    // whose `WorkerThread` keeps the registry alive, and `leave` resets it before the worker
+    // goes (an adopted worker is leaked with its registry: it never goes).
+    unsafe { &*FLAG.with(|f| f.get()) }
+}
+
+/// Whether the current thread's `join` may run in place without polling: it is the worker of
+/// a pool of one, or its worker's flag is up.
+#[inline(always)]
+pub(crate) fn allowed() -> bool {
+    match KIND.with(|k| k.get()) {
+        SOLO => true,
+        FLAGGED => flag().load(Ordering::Relaxed),
+        _ => false,
+    }
+}
+
+/// A task left the current thread's own queues: lower its flag if it is up (only the owner
+/// raises it, so a flag read down stays down for this thread; and a worker whose flag is never
+/// raised, sender-initiated, writes nothing).
+#[inline(always)]
+pub(super) fn lower_own() {
+    let flag = flag();
+    if flag.load(Ordering::Relaxed) {
+        flag.store(false, Ordering::Relaxed);
+    }
+}
+
+/// The current thread becomes a worker in `mode`, whose flag is `own`.
+pub(super) fn enter(own: &AtomicBool, mode: Mode) {
+    FLAG.with(|f| f.set(own));
+    KIND.with(|k| {
+        k.set(match mode {
+            Mode::Solo => SOLO,
+            Mode::Stealing => FLAGGED,
+            Mode::Placing => LOOK,
+        })
+    });
+}
+
+/// The current thread is no longer a worker.
+pub(super) fn leave() {
+    FLAG.with(|f| f.set(ptr::addr_of!(NEVER)));
+    KIND.with(|k| k.set(LOOK));
+}
+
+/// A thief posted a request to `victim`: lower the victim's flag, after the fence that orders
+/// the post before it.
+pub(super) fn lower_for_request(registry: &Registry, victim: usize) {
+    if cfg!(loom) {
+        return;
+    }
+    fence(Ordering::SeqCst);
+    registry.workers[victim]
+        .exchange
+        .in_place
+        .store(false, Ordering::Relaxed);
+}
+
+/// A worker went idle while none was: lower every worker's flag, after the fence that orders
+/// the idle count's increment before it.
+pub(super) fn lower_all(registry: &Registry) {
+    if cfg!(loom) {
+        return;
+    }
+    fence(Ordering::SeqCst);
+    for w in registry.workers.iter() {
+        w.exchange.in_place.store(false, Ordering::Relaxed);
+    }
+}
+
+impl WorkerThread {
+    /// A stealing worker's `join` runs in place with its flag down: serve what is pending,
+    /// then raise the flag if nothing is asked of this worker, and check again behind the fence
+    /// (module docs). Out of line: it runs once per stretch of in-place joins, and its calls
+    /// inlined into every `join` cost the `join`s a register (fine-grained fib at one worker,
+    /// which never gets here, ran 1.6 times the sequential time instead of 1.15).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn poll_in_place(&self) {
+        if self.exchange().pending() || self.demand() {
+            self.serve();
+        }
+        if cfg!(loom) || self.demand() || self.stack().len() < PRIVATE_TASKS {
+            return;
+        }
+        let own = &self.exchange().in_place;
+        own.store(true, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        if self.exchange().pending() || self.demand() {
+            own.store(false, Ordering::Relaxed);
+        }
+    }
+}
