@@ -381,7 +381,12 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn join_in_place(&self) -> bool {
         match self.mode {
-            Mode::Solo => true,
+            Mode::Solo => {
+                // Nothing is ever asked of a pool of one: raise the flag again after a removal
+                // from the queues lowered it.
+                self.exchange().in_place.store(true, Ordering::Relaxed);
+                true
+            }
             Mode::Stealing => {
                 // A join that makes a task serves after pushing it (`push_private`): a thief
                 // that asked while the stack was empty then gets the new task instead of a
