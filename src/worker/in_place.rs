@@ -150,3 +150,101 @@ impl WorkerThread {
         }
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::{allowed, lower_all, lower_for_request};
+    use crate::worker::WorkerThread;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    /// Spins until `cond` holds; panics after a minute (a watchdog, not a timing assertion).
+    fn until(what: &str, cond: impl Fn() -> bool) {
+        let start = Instant::now();
+        while !cond() {
+            assert!(start.elapsed() < Duration::from_secs(60), "never: {what}");
+            std::hint::spin_loop();
+        }
+    }
+
+    /// The current thread's worker (the closures below run on the worker that called them).
+    fn me() -> &'static WorkerThread {
+        // SAFETY: called only inside `install` on a worker of a pool that outlives the test's
+        // use of the reference.
+        unsafe { &*WorkerThread::current() }
+    }
+
+    /// `join`s nested three deep, so that three `b`s wait on the private stack, around `inner`.
+    fn three_deep(inner: impl FnOnce() + Send) {
+        crate::join(|| crate::join(|| crate::join(inner, || ()), || ()), || ());
+    }
+
+    /// The flag goes up only at an in-place `join` while the other worker is busy, and comes
+    /// down on each event that must make the worker poll again: a task leaving its queues, a
+    /// worker going idle, a request.
+    #[test]
+    fn the_flag_is_up_only_while_nothing_is_asked() {
+        let pool = crate::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .pin_threads(false)
+            .build()
+            .unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let spinning = Arc::clone(&done);
+        pool.install(|| {
+            // A worker whose thief withdrew publishes its next tasks eagerly: use that up.
+            while me().eager.get() != 0 {
+                crate::join(|| (), || ());
+            }
+            // Keep the other worker busy, so that nobody is idle.
+            crate::spawn(move || {
+                while !spinning.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+            until("the other worker busy", || {
+                me().idle_count().load(Ordering::SeqCst) == 0
+            });
+            assert!(!allowed(), "no flag before an in-place join");
+            three_deep(|| {
+                assert_eq!(me().stack().len(), 3);
+                // In place, nothing asked: the flag goes up.
+                crate::join(|| (), || ());
+                assert!(allowed(), "raised by an in-place join");
+                // A task leaves the stack (and comes back): down.
+                let newest = me().stack().pop_back().expect("three tasks");
+                me().stack().push_back(newest);
+                assert!(!allowed(), "lowered by a removal");
+                // Up again; then each rule lowers it.
+                crate::join(|| (), || ());
+                assert!(allowed(), "raised again");
+                lower_all(&me().registry);
+                assert!(!allowed(), "lowered for an idle worker");
+                crate::join(|| (), || ());
+                assert!(allowed(), "raised once more");
+                lower_for_request(&me().registry, me().index);
+                assert!(!allowed(), "lowered for a request");
+                // While a worker counts as idle, no join raises it (the count is raised by
+                // hand: a real idler would take this worker's tasks and be busy again). The
+                // first in-place join promotes the oldest task for the idler; the next join
+                // pushes its `b`, three tasks again, and the one inside it promotes nothing
+                // more (the public deque holds one): only the idle count keeps the flag down.
+                me().idle_count().fetch_add(1, Ordering::SeqCst);
+                crate::join(|| (), || ());
+                assert_eq!(me().stack().len(), 2, "one task promoted for the idler");
+                crate::join(
+                    || {
+                        assert_eq!(me().stack().len(), 3);
+                        crate::join(|| (), || ());
+                        assert!(!allowed(), "not raised while one is idle");
+                    },
+                    || (),
+                );
+                me().idle_count().fetch_sub(1, Ordering::SeqCst);
+            });
+            done.store(true, Ordering::Relaxed);
+        });
+        assert!(!allowed(), "the caller is no worker");
+    }
+}
