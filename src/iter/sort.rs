@@ -31,6 +31,8 @@ const SORT_LEAF: usize = 4096;
 const INSERTION: usize = 20;
 /// Merges of up to this many elements in all run on one worker.
 const MERGE_LEAF: usize = 8192;
+/// Slices up to this long are checked for order, or reversed, on one worker.
+const ORDER_LEAF: usize = 1 << 15;
 
 /// A raw pointer that may cross to another worker: every use splits the memory behind it into
 /// disjoint regions, one per worker, and `join` waits for both before the region is used again.
@@ -88,26 +90,80 @@ where
 
 /// Whether `v` is already in order, or in strictly descending order (then it is reversed here,
 /// which keeps a stable sort stable: no two elements compare equal). The check stops at the
-/// first pair that rules both out, so on unordered input it costs a comparison or two; on
-/// input sorted but for a few elements it costs up to `len - 1` comparisons before the sort
-/// proper. It only compares until it decides, so a comparison that panics leaves `v` as it was.
+/// first pair that rules both out, so on unordered input it costs a few comparisons; on input
+/// sorted but for a few elements it costs up to `len - 1` comparisons before the sort proper,
+/// spread over the workers above [`ORDER_LEAF`] elements. It only compares until it decides, so
+/// a comparison that panics leaves `v` as it was.
 fn presorted<T, F>(v: &mut [T], compare: &F) -> bool
 where
-    F: Fn(&T, &T) -> Ordering,
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync,
 {
     let descending = match v {
         [a, b, ..] => compare(a, b) == Ordering::Greater,
         _ => return true,
     };
     let ordered = if descending {
-        v.is_sorted_by(|a, b| compare(a, b) == Ordering::Greater)
+        par_is_sorted_by(v, &|a: &T, b: &T| compare(a, b) == Ordering::Greater)
     } else {
-        v.is_sorted_by(|a, b| compare(a, b) != Ordering::Greater)
+        par_is_sorted_by(v, &|a: &T, b: &T| compare(a, b) != Ordering::Greater)
     };
     if ordered && descending {
-        v.reverse();
+        par_reverse(v);
     }
     ordered
+}
+
+/// Whether every pair of neighbours `(a, b)` of `v` satisfies `pred(a, b)`: the pair across
+/// the middle first, then the halves side by side above [`ORDER_LEAF`] elements. Compares
+/// only (the slice is borrowed mutably so that its halves may go to two workers with `T: Send`
+/// alone).
+fn par_is_sorted_by<T, P>(v: &mut [T], pred: &P) -> bool
+where
+    T: Send,
+    P: Fn(&T, &T) -> bool + Sync,
+{
+    if v.len() <= ORDER_LEAF {
+        return v.is_sorted_by(pred);
+    }
+    let mid = v.len() / 2;
+    if !pred(&v[mid - 1], &v[mid]) {
+        return false;
+    }
+    let (left, right) = v.split_at_mut(mid);
+    let (left, right) = crate::join(
+        || par_is_sorted_by(left, pred),
+        || par_is_sorted_by(right, pred),
+    );
+    left && right
+}
+
+/// Reverses `v`, pieces of [`ORDER_LEAF`] elements side by side.
+fn par_reverse<T: Send>(v: &mut [T]) {
+    let half = v.len() / 2;
+    let (front, rest) = v.split_at_mut(half);
+    let back_start = rest.len() - half;
+    swap_mirrored(front, &mut rest[back_start..]);
+}
+
+/// Swaps `a[i]` with `b[b.len() - 1 - i]` for every `i` (`a` and `b` of one length).
+fn swap_mirrored<T: Send>(a: &mut [T], b: &mut [T]) {
+    debug_assert_eq!(a.len(), b.len());
+    let n = a.len();
+    if n <= ORDER_LEAF {
+        for (x, y) in a.iter_mut().zip(b.iter_mut().rev()) {
+            std::mem::swap(x, y);
+        }
+        return;
+    }
+    let mid = n / 2;
+    // `a[..mid]` meets the last `mid` elements of `b`, `a[mid..]` the first `n - mid`.
+    let (a_front, a_back) = a.split_at_mut(mid);
+    let (b_front, b_back) = b.split_at_mut(n - mid);
+    crate::join(
+        || swap_mirrored(a_front, b_back),
+        || swap_mirrored(a_back, b_front),
+    );
 }
 
 /// Input sorted but for a few elements (a swapped pair, an element appended to a sorted
