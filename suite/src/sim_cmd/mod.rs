@@ -3,6 +3,7 @@
 //!
 //! The library simulates and returns plain structs; this module parses the flags, provides the
 //! UTS trees (same SHA-1 generator as the benchmark) as a [`TaskTree`], and formats the results.
+//! The flags are in `args.rs`, the SVG plots in `plots.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -19,143 +20,10 @@ use crate::workloads::spec::Spec;
 use crate::workloads::tautology::{self, Formula, TautologyParams};
 use crate::workloads::uts::{self, Node, UtsTree};
 
-/// Flags of `hypersteal-suite sim`.
-#[derive(clap::Args, Debug, Clone)]
-pub struct SimArgs {
-    /// `isoefficiency`: the same as `--isoefficiency`.
-    #[arg(value_name = "MODE")]
-    pub mode: Option<SimMode>,
-    /// Policies, comma separated (`rp,grr-m`), or `all`.
-    #[arg(long, default_value = "rp,grr,grr-m")]
-    pub policy: String,
-    /// Topologies, comma separated (hypercube, mesh, torus, ring, complete).
-    #[arg(long, default_value = "hypercube")]
-    pub topology: String,
-    /// Simulated processor counts, comma separated (1 to 16384).
-    #[arg(long, default_value = "1,2,4,8,16,32,64,128,256,512,1024")]
-    pub procs: String,
-    /// Workload: `split:W[:A-B]`, `fib:N[:C]`, `queens:N[:C]`, `shu-fib32`, `shu-queen10`,
-    /// `shu-puzzle15`, `shu-romberg14`, a
-    /// UTS tree `uts:T1` … `uts:T3L`, or a tree search with stack splitting:
-    /// `search:NODES[:b=B,cutoff=D|none,split=half|bottom|top,tree=S,poll=N,subtasks=D|none,
-    /// takeback=yes|no]` (a synthetic tree), `sat:VARS[,terms=T,width=W,seed=S][:cutoff=D|none,
-    /// split=..,poll=N,subtasks=..,takeback=..]` (the Davis-Putnam search of the `tautology`
-    /// benchmark's formula) or `puzzle15:K[,bound=B][:cutoff=..]` (one IDA* iteration of the
-    /// `puzzle15` benchmark); `subtasks=D` makes `sl`'s and `ml`'s managers subtask generators,
-    /// and `takeback=yes` lets a spent one ask the workers it manages.
-    #[arg(long, default_value = "split:1000000")]
-    pub workload: String,
-    /// Seed of every random choice.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Cost-model preset the flags below override.
-    #[arg(long, value_enum, default_value_t = CostPreset::Default)]
-    pub cost: CostPreset,
-    /// Time per unit of work.
-    #[arg(long)]
-    pub t_work: Option<f64>,
-    /// Fixed time of a small message (request, reject, counter access).
-    #[arg(long)]
-    pub msg_base: Option<f64>,
-    /// Per-hop time of a small message.
-    #[arg(long)]
-    pub msg_per_hop: Option<f64>,
-    /// Fixed time of a work message.
-    #[arg(long)]
-    pub transfer_base: Option<f64>,
-    /// Per-hop time of a work message.
-    #[arg(long)]
-    pub transfer_per_hop: Option<f64>,
-    /// Time one access holds GRR's counter / SB's donor queue (they serialise).
-    #[arg(long)]
-    pub t_access: Option<f64>,
-    /// GRR-M: time per combining-tree level, each way (no serialisation).
-    #[arg(long)]
-    pub t_combine: Option<f64>,
-    /// Shared bus: every message holds it this long (0: switched network).
-    #[arg(long)]
-    pub t_bus: Option<f64>,
-    /// Bookkeeping per executed task of a tree, processor time that is no work (ipsc2: 0.7, a chare and its response).
-    #[arg(long)]
-    pub t_task: Option<f64>,
-    /// Further bookkeeping of a task placed from another processor (ipsc2: 1.8, sending and receiving both messages).
-    #[arg(long)]
-    pub t_task_remote: Option<f64>,
-    /// Sender-initiated policies with `--heartbeat 0`: period of the load exchange that drives
-    /// the standing phase (0: after every task; ipsc2: 100, Shu's period).
-    #[arg(long)]
-    pub load_period: Option<f64>,
-    /// What an idle processor does when it sees nothing to steal: `park` (the runtime's
-    /// sleep, the default) or `poll` (keep asking until the work is done, as the papers'
-    /// message-passing machines).
-    #[arg(long, default_value = "park")]
-    pub idle: String,
-    /// Tree workloads: give away only tasks at most this deep (the papers' cut-off depth of
-    /// stack splitting); deeper work is never split.
-    #[arg(long)]
-    pub cutoff_depth: Option<u32>,
-    /// Sender-initiated policies: simulated time between a processor's placement decisions
-    /// (the runtime's heartbeat). 0: every new task is decided when it is created and the
-    /// standing phase runs after every task.
-    #[arg(long, default_value_t = 0.0)]
-    pub heartbeat: f64,
-    /// Output format on stdout: `table` or `json`.
-    #[arg(long, default_value = "table")]
-    pub format: String,
-    /// Also write `sim.json` and an SVG plot into this directory.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Search the isoefficiency (problem size holding `--efficiency` as P grows) instead.
-    #[arg(long)]
-    pub isoefficiency: bool,
-    /// Target efficiency of `--isoefficiency`.
-    #[arg(long, default_value_t = 0.7)]
-    pub efficiency: f64,
-    /// Bisection steps per processor count of `--isoefficiency`.
-    #[arg(long, default_value_t = 10)]
-    pub steps: u32,
-    /// Split fraction range `A-B` of the divisible work `--isoefficiency` grows (default 0.5-0.5).
-    #[arg(long, default_value = "0.5-0.5")]
-    pub alpha: String,
-    /// The flags given on the command line (long names, without `--`), filled in by the
-    /// command line's parser: `sim papers` refuses the ones it would ignore.
-    #[arg(skip)]
-    pub given: Vec<String>,
-}
-
-/// The cost-model presets of `--cost` (clap lists them in its help and in the error for any
-/// other name).
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CostPreset {
-    /// Start-up dominates; distance weighed five times the Ncube/2's.
-    Default,
-    /// Only work takes time.
-    Free,
-    /// Seed 002's Ncube/2 (section 5.3.6).
-    Ncube2,
-    /// Seed 000's iPSC/2.
-    Ipsc2,
-}
-
-/// What `sim` computes besides the default table of runs.
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SimMode {
-    /// The problem size that holds an efficiency as P grows (seed 002 Table 1).
-    Isoefficiency,
-    /// Every table of both papers next to the simulator's numbers, with a verdict per row
-    /// (`papers.md` in `--out`, or stdout); seed 002's tables search the Davis-Putnam trees of
-    /// five formulas (`sat:40`, seeds 1 to 5); only `--seed` and `--out` apply, and any other
-    /// flag is refused.
-    Papers,
-}
-
-impl SimArgs {
-    /// Whether the isoefficiency search was asked for (`sim isoefficiency` or
-    /// `sim --isoefficiency`).
-    pub fn iso(&self) -> bool {
-        self.isoefficiency || self.mode == Some(SimMode::Isoefficiency)
-    }
-}
+mod args;
+mod plots;
+pub use args::{CostPreset, SimArgs, SimMode};
+use plots::{plot, series, series_requests, write};
 
 /// A UTS sample tree as a simulator task tree: every node costs one unit of work.
 pub struct UtsTaskTree(pub &'static UtsTree);
@@ -738,99 +606,6 @@ fn run_papers(args: &SimArgs) -> Result<(), String> {
             Ok(())
         }
     }
-}
-
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-type Series = Vec<(String, Vec<(f64, f64)>)>;
-
-fn series(results: &[SimResult], y: impl Fn(&SimResult) -> f64) -> Series {
-    let mut out: Series = Vec::new();
-    for r in results {
-        let key = format!("{} ({})", r.policy, r.topology);
-        let pt = (r.procs as f64, y(r));
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(pt),
-            None => out.push((key, vec![pt])),
-        }
-    }
-    out
-}
-
-fn series_requests(results: &[SimResult]) -> Series {
-    let mut s = series(results, |r| r.requests as f64);
-    for (_, v) in &mut s {
-        v.retain(|&(_, y)| y > 0.0);
-    }
-    s.retain(|(_, v)| !v.is_empty());
-    s
-}
-
-/// A line chart over `P` on a log2 axis; `log_y` puts `y` on a log10 axis.
-fn plot(
-    path: &Path,
-    title: &str,
-    y_label: &str,
-    log_y: bool,
-    series: &Series,
-) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let pts = series.iter().flat_map(|(_, v)| v.iter());
-    let (x_max, y_min, y_max) = pts.fold((2.0f64, f64::MAX, 0.0f64), |(x, lo, hi), &(px, py)| {
-        (x.max(px), lo.min(py), hi.max(py))
-    });
-    if y_max <= 0.0 {
-        return Ok(());
-    }
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let lx = |x: f64| x.max(1.0).log2();
-    let ly = |y: f64| if log_y { y.max(1e-9).log10() } else { y };
-    let (y0, y1) = if log_y {
-        (ly(y_min.max(1e-9)).floor(), ly(y_max).ceil())
-    } else {
-        (0.0, y_max * 1.05)
-    };
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..lx(x_max), y0..y1)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("processors (log2)")
-        .y_desc(if log_y {
-            format!("log10 {y_label}")
-        } else {
-            y_label.to_string()
-        })
-        .x_label_formatter(&|x| format!("{}", 2f64.powf(*x).round()))
-        .draw()
-        .map_err(|e| err(&e))?;
-    for (i, (name, pts)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(
-                pts.iter().map(|&(x, y)| (lx(x), ly(y))),
-                color.stroke_width(2),
-            ))
-            .map_err(|e| err(&e))?
-            .label(name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-            });
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))
 }
 
 #[cfg(test)]
