@@ -290,6 +290,23 @@ mod tests {
     use super::super::SPECS;
     use super::*;
 
+    /// A spec's choice and its shared state agree: a counter, a combining tree or a scheduler
+    /// comes with the state it draws from or keeps, and no other choice has that state (the
+    /// interpreters select a protocol by the choice and build the state from the other field).
+    #[test]
+    fn every_choice_comes_with_the_shared_state_it_needs() {
+        for spec in SPECS {
+            let state = spec.shared_state(&spec.default);
+            let needs = match spec.choice {
+                Choice::Counter => state == SharedState::Counter,
+                Choice::CombiningTree => matches!(state, SharedState::CombiningTree { .. }),
+                Choice::Scheduler => state == SharedState::DonorQueue,
+                Choice::Own => matches!(state, SharedState::Nothing | SharedState::Proximities),
+            };
+            assert!(needs, "{}: {:?} with {state:?}", spec.name, spec.choice);
+        }
+    }
+
     /// The table is consistent: names unique and in `NAMES`, each spec's default is its own
     /// variant and no other spec's, parses from the bare name and displays as it, and every
     /// default parameter is in range.

@@ -158,11 +158,7 @@ impl WorkerThread {
                 break;
             }
         }
-        if self.idle_count().fetch_add(1, Ordering::SeqCst) == 0 {
-            // Busy workers running joins in place on their flags: make them poll, so that
-            // they promote for this worker (`in_place.rs`).
-            super::in_place::lower_all(&self.registry);
-        }
+        self.count_idle();
     }
 
     /// Leaving the main loop for good: requests to this worker fail at once from now on

@@ -435,9 +435,7 @@ impl WorkerThread {
         // adopted worker's cell stays blocked for good; it is counted idle while it waits
         // (`adopt`).
         if stealing && self.adopted {
-            if self.idle_count().fetch_add(1, Ordering::SeqCst) == 0 {
-                super::in_place::lower_all(&self.registry);
-            }
+            self.count_idle();
         } else if stealing && !self.starts_blocked.replace(false) {
             self.block_requests();
         }
