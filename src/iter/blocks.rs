@@ -86,7 +86,11 @@ impl<T, C: Consumer<T>> ProducerCallback<T> for BlocksCallback<C> {
         let mut result = consumer.identity();
         let total = producer.len();
         let (mut rest, mut size, mut offset) = (producer, self.first, 0);
-        while !rest.is_empty() && !consumer.full() {
+        // Stops when nothing left can matter: a search whose match lies before the rest, or
+        // a consumer that is full.
+        while !rest.is_empty()
+            && !consumer.full_placed(Place::of(offset, rest.len(), total), Token(()))
+        {
             let n = size.min(rest.len());
             let (block, tail) = rest.split_at(n);
             let shifted = Shifted {

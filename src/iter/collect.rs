@@ -6,6 +6,7 @@ use crate::iter::{FromParallelIterator, IntoParallelIterator, ParallelIterator};
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};
+use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 /// Appends `pieces`, in order, to `out`.
@@ -16,31 +17,59 @@ pub(crate) fn append_pieces<T>(out: &mut Vec<T>, pieces: Vec<Vec<T>>) {
     }
 }
 
-/// Collects into a `Vec`. An indexed loop whose wrappers keep items one to one tells the
-/// consumer its length before it starts ([`Consumer::begin`]); the consumer then allocates the
-/// whole `Vec` once and every piece writes its items straight into their places (the driver
-/// gives each piece its own range of positions, disjoint by construction). Any other loop
-/// collects piece by piece, and the pieces are concatenated in order.
+/// Collects into a new `Vec` ([`collect_into`]).
 pub(crate) fn collect_vec<T: Send, I: IntoParallelIterator<Item = T>>(par_iter: I) -> Vec<T> {
-    let place = Place::new();
+    let mut out = Vec::new();
+    collect_into(&mut out, par_iter);
+    out
+}
+
+/// Appends the loop's items, in order, to `target`. An indexed loop whose wrappers keep items
+/// one to one tells the consumer its length before it starts ([`Consumer::begin`]); the
+/// consumer then reserves room for all of them in `target` once, and every piece writes its
+/// items straight into their places after `target`'s own (the driver gives each piece its own
+/// range of positions, disjoint by construction). A `Vec` that is collected into again and
+/// again (`collect_into_vec`, `par_extend`) thus reuses its allocation. Any other loop collects
+/// piece by piece, and the pieces are appended in order.
+///
+/// If the loop panics, `target` keeps its own items (and possibly more capacity); the items
+/// written so far are dropped.
+pub(crate) fn collect_into<T: Send, I: IntoParallelIterator<Item = T>>(
+    target: &mut Vec<T>,
+    par_iter: I,
+) {
+    let place = Place::new(target);
     let pieces = par_iter
         .into_par_iter()
         .drive(DirectConsumer { place: &place });
-    place.assemble(pieces)
+    place.assemble(pieces);
 }
 
-/// Where a direct collect writes: set once, by the first `begin`.
-struct Place<T> {
+/// Where a direct collect writes: `target`'s spare capacity, reserved once, by the first
+/// `begin`.
+struct Place<'t, T> {
+    /// The `Vec` collected into, borrowed mutably for the whole collect. While the loop runs
+    /// only the one `begin` that initialises `buffer` touches it (to reserve); afterwards
+    /// `assemble`, on the calling thread, sets its length or appends to it.
+    target: *mut Vec<T>,
+    /// `target`'s length before the collect.
+    base: usize,
     buffer: OnceLock<Buffer<T>>,
     /// A second loop announced itself to the same consumer: its pieces are collected apart.
     conflict: AtomicBool,
+    _target: PhantomData<&'t mut Vec<T>>,
 }
 
-/// An allocation of `len` slots that owns no element: dropping it frees the memory only.
+// SAFETY: the pointer to the target is dereferenced by one thread at a time: by the `begin`
+// that wins `buffer`'s initialisation (`OnceLock` runs it once), while the caller waits for the
+// loop, then by the caller in `assemble`. The items that cross threads are `Send`.
+unsafe impl<T: Send> Sync for Place<'_, T> {}
+
+/// `len` slots of the target's spare capacity, from `ptr` on. Owns neither memory nor
+/// elements: the target owns the allocation, and each piece's [`Written`] its items.
 struct Buffer<T> {
     ptr: *mut T,
     len: usize,
-    capacity: usize,
 }
 
 // SAFETY: the buffer is written by several workers at disjoint positions (the driver's ranges,
@@ -48,14 +77,6 @@ struct Buffer<T> {
 unsafe impl<T: Send> Send for Buffer<T> {}
 // SAFETY: as above; shared references only hand out the pointer for those disjoint writes.
 unsafe impl<T: Send> Sync for Buffer<T> {}
-
-impl<T> Drop for Buffer<T> {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` and `capacity` come from a `Vec<T>` taken apart in `Place::begin`; a
-        // length of zero drops no element (whoever owns written elements dropped them).
-        drop(unsafe { Vec::from_raw_parts(self.ptr, 0, self.capacity) });
-    }
-}
 
 /// A piece's result: written in place, or collected on its own.
 enum Piece<T> {
@@ -83,11 +104,14 @@ impl<T> Drop for Written<T> {
     }
 }
 
-impl<T> Place<T> {
-    fn new() -> Self {
+impl<'t, T> Place<'t, T> {
+    fn new(target: &'t mut Vec<T>) -> Self {
         Place {
+            base: target.len(),
+            target,
             buffer: OnceLock::new(),
             conflict: AtomicBool::new(false),
+            _target: PhantomData,
         }
     }
 
@@ -99,10 +123,25 @@ impl<T> Place<T> {
         self.buffer.get()
     }
 
-    /// Turns the pieces into the `Vec`: the buffer itself when the direct pieces cover it
-    /// exactly, in order; the owned pieces concatenated when nothing was written directly.
-    fn assemble(self, pieces: Vec<Piece<T>>) -> Vec<T> {
+    /// Reserves room for `len` items after the target's own and returns it.
+    fn reserve(&self, len: usize) -> Buffer<T> {
+        // SAFETY: only the one initialisation of `buffer` calls this, while the caller that
+        // lent the target waits for the loop (see `target`).
+        let target = unsafe { &mut *self.target };
+        target.reserve(len);
+        Buffer {
+            // SAFETY: `reserve` made room for `len` more elements after the `base` ones.
+            ptr: unsafe { target.as_mut_ptr().add(self.base) },
+            len,
+        }
+    }
+
+    /// Completes the target: its length grows over the buffer when the direct pieces cover it
+    /// exactly, in order; the owned pieces are appended when nothing was written directly.
+    fn assemble(self, pieces: Vec<Piece<T>>) {
         let buffer = self.buffer.into_inner();
+        // SAFETY: the loop is over, so nothing else refers to the target any more.
+        let target = unsafe { &mut *self.target };
         let mut next = 0;
         let mut direct = false;
         let mut owned = false;
@@ -119,17 +158,14 @@ impl<T> Place<T> {
         }
         match buffer {
             Some(buffer) if !owned && tiled && next == buffer.len => {
-                let (ptr, len, capacity) = (buffer.ptr, buffer.len, buffer.capacity);
-                std::mem::forget(buffer);
-                // The `Vec` owns the items now.
+                // The target owns the items now.
                 pieces.into_iter().for_each(std::mem::forget);
-                // SAFETY: the direct pieces wrote positions `0..len` exactly once each (they
-                // tile it, in order), so the allocation holds `len` initialised elements.
-                unsafe { Vec::from_raw_parts(ptr, len, capacity) }
+                // SAFETY: the direct pieces wrote positions `0..len` of the buffer exactly once
+                // each (they tile it, in order), and the buffer starts right after the
+                // target's `base` elements, within its capacity.
+                unsafe { target.set_len(self.base + buffer.len) };
             }
-            buffer if !direct => {
-                drop(buffer);
-                let mut out = Vec::new();
+            _ if !direct => {
                 let owned: Vec<Vec<T>> = pieces
                     .into_iter()
                     .map(|p| match p {
@@ -137,16 +173,14 @@ impl<T> Place<T> {
                         Piece::Direct(_) => unreachable!("no direct piece"),
                     })
                     .collect();
-                append_pieces(&mut out, owned);
-                out
+                append_pieces(target, owned);
             }
-            buffer => {
+            _ => {
                 // Some pieces were written in place and the others do not complete them: drop
-                // what was written (each piece drops its own items), then the buffer, then
-                // report. No loop of this crate gets here; a producer whose pieces disagree with
-                // its length can.
+                // what was written (each piece drops its own items), then report; the target
+                // keeps its own items. No loop of this crate gets here; a producer whose
+                // pieces disagree with its length can.
                 drop(pieces);
-                drop(buffer);
                 panic!(
                     "collect: the loop's pieces do not add up to the length it announced (a \
                      producer whose pieces yield more or fewer items than its `len`)"
@@ -157,11 +191,11 @@ impl<T> Place<T> {
 }
 
 /// The consumer of [`collect_vec`].
-struct DirectConsumer<'p, T> {
-    place: &'p Place<T>,
+struct DirectConsumer<'p, 't, T> {
+    place: &'p Place<'t, T>,
 }
 
-impl<T: Send> Consumer<T> for DirectConsumer<'_, T> {
+impl<T: Send> Consumer<T> for DirectConsumer<'_, '_, T> {
     type Result = Vec<Piece<T>>;
 
     fn consume<I: Iterator<Item = T>>(&self, iter: I) -> Self::Result {
@@ -181,12 +215,7 @@ impl<T: Send> Consumer<T> for DirectConsumer<'_, T> {
         let mut fresh = false;
         self.place.buffer.get_or_init(|| {
             fresh = true;
-            let mut v = std::mem::ManuallyDrop::new(Vec::<T>::with_capacity(len));
-            Buffer {
-                ptr: v.as_mut_ptr(),
-                len,
-                capacity: v.capacity(),
-            }
+            self.place.reserve(len)
         });
         if !fresh {
             self.place.conflict.store(true, Ordering::Relaxed);
@@ -216,6 +245,24 @@ impl<T: Send> Consumer<T> for DirectConsumer<'_, T> {
             count: 0,
             overflow: false,
         };
+        if !std::mem::needs_drop::<T>() {
+            // Items that need no drop: the count stays in a register and the loop is the
+            // iterator's own `fold` (a range's is a plain counted loop), so the compiler can
+            // vectorise the writes; an unwind in between leaves nothing to drop. An iterator
+            // with more items than its range is reported at once.
+            let mut count = 0;
+            iter.for_each(|item| {
+                if count == len {
+                    more_items_than_announced();
+                }
+                // SAFETY: `count < len`, so the position lies in this piece's range, which no
+                // other piece covers, and is written once.
+                unsafe { at.add(count).write(item) };
+                count += 1;
+            });
+            written.count = count;
+            return vec![Piece::Direct(written)];
+        }
         for item in iter {
             if written.count == len {
                 written.overflow = true;
@@ -229,6 +276,16 @@ impl<T: Send> Consumer<T> for DirectConsumer<'_, T> {
         }
         vec![Piece::Direct(written)]
     }
+}
+
+/// The report of a piece whose iterator has more items than its range.
+#[cold]
+#[inline(never)]
+fn more_items_than_announced() -> ! {
+    panic!(
+        "collect: the loop's pieces do not add up to the length it announced (a producer \
+         whose pieces yield more or fewer items than its `len`)"
+    )
 }
 
 impl<T: Send> FromParallelIterator<T> for Vec<T> {
@@ -271,9 +328,20 @@ impl<T: Send + Ord> FromParallelIterator<T> for BinaryHeap<T> {
     }
 }
 
+/// Each piece links its own items (the nodes are allocated in parallel); the pieces' lists are
+/// joined in order, in constant time each.
 impl<T: Send> FromParallelIterator<T> for LinkedList<T> {
     fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self {
-        collect_vec(par_iter).into_iter().collect()
+        par_iter
+            .into_par_iter()
+            .fold(LinkedList::new, |mut list, item| {
+                list.push_back(item);
+                list
+            })
+            .reduce(LinkedList::new, |mut front, mut back| {
+                front.append(&mut back);
+                front
+            })
     }
 }
 

@@ -57,6 +57,17 @@ where
     D: Divisible,
     C: Consumer<D::Item>,
 {
+    // On a pool of one, called from outside every pool: the pieces would all run on the one
+    // worker, so the caller folds them whole itself (as `driver::bridge` does for a loop that
+    // runs as one piece).
+    if crate::worker::WorkerThread::current().is_null() && crate::current_num_threads() == 1 {
+        let ctx = Halving {
+            consumer,
+            refill: 0,
+            placing: false,
+        };
+        return ctx.leaf(piece, Place::WHOLE);
+    }
     in_worker(|worker, _| {
         let refill = initial_splits(worker.registry.num_threads());
         let ctx = Halving {

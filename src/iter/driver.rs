@@ -40,6 +40,27 @@ where
     if len == 0 {
         return consumer.identity();
     }
+    // A loop that nobody could share (too short to split, or on a pool of one) runs on a
+    // calling thread outside every pool rather than on a worker: entering the pool would cost a
+    // hand-over and two wake-ups (the worker's and the caller's) and run nothing in parallel.
+    if recorder.is_none()
+        && WorkerThread::current().is_null()
+        && producer.schedule().unwrap_or_default() == Schedule::Adaptive
+    {
+        let min_len = producer.min_len().max(1);
+        let alone = crate::current_num_threads() == 1;
+        if alone || len < min_len.saturating_mul(2) {
+            let ctx = Loop {
+                consumer,
+                recorder,
+                total: len,
+                min_len,
+                max_len: producer.max_len().max(min_len),
+                refill: initial_splits(1),
+            };
+            return ctx.in_order(producer, 0, len, ctx.refill, 0);
+        }
+    }
     in_worker(|worker, _| {
         let schedule = producer.schedule().unwrap_or_default();
         let workers = worker.registry.num_threads();
@@ -52,7 +73,10 @@ where
             max_len: producer.max_len().max(min_len),
             refill: initial_splits(workers),
         };
-        if len < ctx.min_len.saturating_mul(2) || (workers == 1 && len <= ctx.max_len) {
+        if workers == 1 && schedule == Schedule::Adaptive {
+            return ctx.in_order(producer, 0, len, ctx.refill, worker.index);
+        }
+        if len < ctx.min_len.saturating_mul(2) {
             return ctx.leaf(producer, 0, len, worker.index);
         }
         // A loop inside a piece of another (a `flat_map`'s inner loops, a loop in a `for_each`
@@ -136,6 +160,54 @@ impl<C> Loop<'_, C> {
             recorder.record(worker, len);
         }
         result
+    }
+
+    /// The pieces [`Loop::adaptive`] would make on a pool of one, folded one after the other
+    /// on this thread (no other worker could take one): a reduction still combines partial
+    /// results as a tree, which matters where combining costs grow with their size (products
+    /// of big numbers, concatenations). A piece that panics does not stop the others (as under
+    /// `join`); the first panic resumes once all have run.
+    fn in_order<P>(
+        &self,
+        producer: P,
+        start: usize,
+        range: usize,
+        splits: u32,
+        worker: usize,
+    ) -> C::Result
+    where
+        P: Producer,
+        C: Consumer<P::Item>,
+    {
+        if self
+            .consumer
+            .full_placed(Place::of(start, range, self.total), Token(()))
+        {
+            return self.consumer.identity();
+        }
+        let len = producer.len();
+        if len < self.min_len.saturating_mul(2) || (splits == 0 && len <= self.max_len) {
+            return self.leaf(producer, start, range, worker);
+        }
+        let mid = len / 2;
+        let left_range = mid.min(range);
+        let (left, right) = producer.split_at(mid);
+        let splits = splits.saturating_sub(1);
+        let a = unwind::halt_unwinding(|| self.in_order(left, start, left_range, splits, worker));
+        let b = self.in_order(
+            right,
+            start + left_range,
+            range - left_range,
+            splits,
+            worker,
+        );
+        match a {
+            Ok(a) => self.consumer.reduce(a, b),
+            Err(payload) => {
+                drop(b);
+                unwind::resume_unwinding(payload)
+            }
+        }
     }
 
     /// Runs the piece covering positions `start..start + range`, splitting it while it is worth

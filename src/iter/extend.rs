@@ -2,7 +2,7 @@
 //! `partition` and `partition_map`. Every piece sorts its own items into `Vec`s; the pieces are
 //! appended in order, so each side keeps the sequential order.
 
-use crate::iter::collect::{append_pieces, collect_vec};
+use crate::iter::collect::{append_pieces, collect_into, collect_vec};
 use crate::iter::plumbing::Consumer;
 use crate::iter::{IntoParallelIterator, ParallelIterator};
 use either::Either;
@@ -26,20 +26,22 @@ pub trait ParallelExtend<T: Send> {
 
 impl<T: Send> ParallelExtend<T> for Vec<T> {
     fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
-        // An indexed loop collects straight into place (`collect_vec`); an empty target simply
-        // becomes the result.
-        let mut items = collect_vec(par_iter);
-        if self.is_empty() {
-            *self = items;
-        } else {
-            self.append(&mut items);
-        }
+        // An indexed loop writes straight into the spare capacity (`collect_into`).
+        collect_into(self, par_iter);
     }
 }
 
 impl<'a, T: Copy + Send + Sync + 'a> ParallelExtend<&'a T> for Vec<T> {
     fn par_extend<I: IntoParallelIterator<Item = &'a T>>(&mut self, par_iter: I) {
         self.par_extend(par_iter.into_par_iter().copied());
+    }
+}
+
+impl<T: Send> ParallelExtend<T> for LinkedList<T> {
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
+        // The nodes are linked in parallel (`LinkedList`'s `FromParallelIterator`).
+        let mut items: LinkedList<T> = par_iter.into_par_iter().collect();
+        self.append(&mut items);
     }
 }
 
@@ -56,7 +58,6 @@ macro_rules! extend_sequentially {
 
 extend_sequentially! {
     [T: Send] VecDeque<T>, T;
-    [T: Send] LinkedList<T>, T;
     [T: Send + Ord] BinaryHeap<T>, T;
     [K: Send + Eq + Hash, V: Send, S: BuildHasher] HashMap<K, V, S>, (K, V);
     [T: Send + Eq + Hash, S: BuildHasher] HashSet<T, S>, T;

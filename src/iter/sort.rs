@@ -31,8 +31,10 @@ const SORT_LEAF: usize = 4096;
 const INSERTION: usize = 20;
 /// Merges of up to this many elements in all run on one worker.
 const MERGE_LEAF: usize = 8192;
-/// Slices up to this long are checked for order, or reversed, on one worker.
-const ORDER_LEAF: usize = 1 << 15;
+/// Slices up to this long are checked for order, or reversed, on one thread (the caller's,
+/// when the whole slice is this short: a pass over 2^16 `u64`s costs about as much as handing
+/// half of it to another worker, so shorter input never enters the pool for the check).
+const ORDER_LEAF: usize = 1 << 16;
 
 /// A raw pointer that may cross to another worker: every use splits the memory behind it into
 /// disjoint regions, one per worker, and `join` waits for both before the region is used again.
@@ -124,7 +126,7 @@ where
     P: Fn(&T, &T) -> bool + Sync,
 {
     if v.len() <= ORDER_LEAF {
-        return v.is_sorted_by(pred);
+        return is_sorted_by(v, pred);
     }
     let mid = v.len() / 2;
     if !pred(&v[mid - 1], &v[mid]) {
@@ -137,6 +139,32 @@ where
     );
     left && right
 }
+
+/// Whether every pair of neighbours `(a, b)` of `v` satisfies `pred(a, b)`, on this thread:
+/// [`ORDER_CHUNK`] pairs at a time, all of a chunk's answers combined before one branch (a
+/// chunk's loop has fixed bounds and no exit, which the compiler can unroll or vectorise for
+/// simple comparisons), so shuffled input stops within the first chunk and sorted input runs
+/// at a few instructions a pair.
+fn is_sorted_by<T, P>(v: &[T], pred: &P) -> bool
+where
+    P: Fn(&T, &T) -> bool,
+{
+    let mut chunks = v.windows(ORDER_CHUNK + 1).step_by(ORDER_CHUNK);
+    let whole = (v.len().saturating_sub(1) / ORDER_CHUNK) * ORDER_CHUNK;
+    if !chunks.all(|w| {
+        let mut ok = true;
+        for k in 0..ORDER_CHUNK {
+            ok &= pred(&w[k], &w[k + 1]);
+        }
+        ok
+    }) {
+        return false;
+    }
+    v[whole..].windows(2).all(|w| pred(&w[0], &w[1]))
+}
+
+/// Pairs [`is_sorted_by`] compares between two branches.
+const ORDER_CHUNK: usize = 16;
 
 /// Reverses `v`, pieces of [`ORDER_LEAF`] elements side by side.
 fn par_reverse<T: Send>(v: &mut [T]) {
@@ -488,6 +516,12 @@ where
     if presorted(v, compare) || nearly_sorted(v, compare) {
         return;
     }
+    // Input that runs downwards (descending but for a few elements) is turned round first: a
+    // quicksort would otherwise move nearly every element at every level, where it now meets
+    // input in order but for a few elements, which its tidy partitions finish in one pass.
+    if runs_downwards(v, compare) {
+        par_reverse(v);
+    }
     let limit = 2 * (usize::BITS - v.len().leading_zeros());
     // Pieces are sorted on one worker below about eight pieces per worker: enough to balance.
     let leaf = (v.len() / (8 * crate::current_num_threads())).max(SORT_LEAF);
@@ -503,10 +537,18 @@ where
         seq_quicksort(v, compare, limit);
         return;
     }
-    let (left, right) = partition(v, compare);
+    let (left, right, tidy) = partition(v, compare);
     crate::join(
-        || quicksort(left, compare, limit - 1, leaf),
-        || quicksort(right, compare, limit - 1, leaf),
+        || {
+            if !(tidy && tidy_side(left, compare)) {
+                quicksort(left, compare, limit - 1, leaf);
+            }
+        },
+        || {
+            if !(tidy && tidy_side(right, compare)) {
+                quicksort(right, compare, limit - 1, leaf);
+            }
+        },
     );
 }
 
@@ -528,7 +570,18 @@ where
             return;
         }
         limit -= 1;
-        let (left, right) = partition(std::mem::take(&mut v), compare);
+        let (left, right, tidy) = partition(std::mem::take(&mut v), compare);
+        // Sides already in order but for a few elements are done in one pass each.
+        let left: &mut [T] = if tidy && tidy_side(left, compare) {
+            &mut []
+        } else {
+            left
+        };
+        let right: &mut [T] = if tidy && tidy_side(right, compare) {
+            &mut []
+        } else {
+            right
+        };
         // Recurse into the shorter side, loop on the longer: the stack stays O(log n).
         if left.len() < right.len() {
             seq_quicksort(left, compare, limit);
@@ -542,22 +595,26 @@ where
 
 /// Moves the elements of `v` for which `goes_first(x, pivot)` holds to the front, by swaps
 /// only and without a branch on the answer (Lomuto's scheme: every element is swapped with the
-/// first one not known to go first); returns how many go first.
-fn partition_by<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> bool) -> usize {
+/// first one not known to go first); returns how many go first, and whether any element
+/// changed places (`false`: `v` was already partitioned).
+fn partition_by<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> bool) -> (usize, bool) {
     let mut first = 0;
+    // Whether an element that goes first came after one that does not (then it moved).
+    let mut moved = false;
     for i in 0..v.len() {
         let moves = goes_first(&v[i], pivot);
         v.swap(first, i);
+        moved |= moves & (first != i);
         first += usize::from(moves);
     }
-    first
+    (first, moved)
 }
 
 /// Elements examined at a time from each end by [`block_partition`]; their offsets fit a `u8`.
 const BLOCK: usize = 128;
 
 /// Moves the elements of `v` for which `goes_first(x, pivot)` holds to the front and returns
-/// how many there are, as [`partition_by`] does, with fewer moves and no branch on the answers
+/// how many there are and whether any element moved, as [`partition_by`] does, with fewer moves and no branch on the answers
 /// while comparing: it takes a block of [`BLOCK`] elements from each end, notes (without
 /// branching) the offsets of the misplaced ones, those of the front block that do not go
 /// first and those of the back block that do, and swaps them in pairs; a block all of whose
@@ -569,14 +626,27 @@ const BLOCK: usize = 128;
 /// two blocks fit between them. Only swaps move elements, so `v` is a permutation of itself
 /// whenever `goes_first` is called (and if it panics), and the loop ends whatever it answers:
 /// every round finishes a block at one end at least.
-fn block_partition<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> bool) -> usize {
+fn block_partition<T>(
+    v: &mut [T],
+    pivot: &T,
+    goes_first: impl Fn(&T, &T) -> bool,
+) -> (usize, bool) {
     let (mut front, mut back) = (0, v.len());
+    // Elements already on their side at either end stay where they are: in input in order but
+    // for a few elements that is nearly all of them, passed over at one comparison each.
+    while front < back && goes_first(&v[front], pivot) {
+        front += 1;
+    }
+    while front < back && !goes_first(&v[back - 1], pivot) {
+        back -= 1;
+    }
     // Offsets of misplaced elements in the current front and back blocks; `*_done` of them
     // have been swapped, `*_len` were found.
     let mut front_offsets = [0u8; BLOCK];
     let mut back_offsets = [0u8; BLOCK];
     let (mut front_done, mut front_len) = (0, 0);
     let (mut back_done, mut back_len) = (0, 0);
+    let mut moved = false;
     while back - front >= 2 * BLOCK {
         if front_done == front_len {
             front_done = 0;
@@ -600,6 +670,7 @@ fn block_partition<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> boo
             let b = back - 1 - usize::from(back_offsets[back_done + k]);
             v.swap(a, b);
         }
+        moved |= pairs > 0;
         front_done += pairs;
         back_done += pairs;
         if front_done == front_len {
@@ -611,7 +682,8 @@ fn block_partition<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> boo
     }
     // A block still holding misplaced elements lies within `front..back` and is partitioned
     // again with the rest.
-    front + partition_by(&mut v[front..back], pivot, goes_first)
+    let (first, moved_rest) = partition_by(&mut v[front..back], pivot, goes_first);
+    (front + first, moved || moved_rest)
 }
 
 /// The index of the median of the elements at a quarter, a half and three quarters of `v`.
@@ -642,28 +714,55 @@ where
 /// only; returns the elements less than the pivot and those not less, without the pivot. When
 /// nothing is less, the pivot's equals are gathered too and left out, so that runs of equal
 /// elements cost linear time (the first side is then empty).
-fn partition<'v, T, F>(v: &'v mut [T], compare: &F) -> (&'v mut [T], &'v mut [T])
+///
+/// The flag says that the partition moved no element but the pivot: the input was already
+/// partitioned, which in input sorted but for a few elements is the common case, and the
+/// caller then tries [`nearly_sorted`] on each side before sorting it.
+fn partition<'v, T, F>(v: &'v mut [T], compare: &F) -> (&'v mut [T], &'v mut [T], bool)
 where
     F: Fn(&T, &T) -> Ordering,
 {
     let m = median_of_three(v, compare);
     v.swap(0, m);
-    let mid = {
+    let (mid, moved) = {
         let (head, tail) = v.split_at_mut(1);
         block_partition(tail, &head[0], |x, p| compare(x, p) == Ordering::Less)
     };
     if mid == 0 {
-        let equal = {
+        let (equal, _) = {
             let (head, tail) = v.split_at_mut(1);
             block_partition(tail, &head[0], |x, p| compare(p, x) != Ordering::Less)
         };
         let (left, rest) = v.split_at_mut(0);
-        return (left, &mut rest[1 + equal..]);
+        return (left, &mut rest[1 + equal..], false);
     }
     // The pivot goes between the sides.
     v.swap(0, mid);
     let (left, rest) = v.split_at_mut(mid);
-    (left, &mut rest[1..])
+    (left, &mut rest[1..], !moved)
+}
+
+/// Whether [`SAMPLES`] elements spread evenly over `v` are in strictly descending order.
+fn runs_downwards<T, F>(v: &[T], compare: &F) -> bool
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    let step = v.len() / SAMPLES;
+    step > 0 && (1..SAMPLES).all(|i| compare(&v[(i - 1) * step], &v[i * step]) == Ordering::Greater)
+}
+
+/// Elements [`runs_downwards`] looks at: on shuffled input all of them fall in descending order
+/// once in `SAMPLES!` (about once in 40,000 sorts), and reversing such input costs one pass.
+const SAMPLES: usize = 8;
+
+/// After a partition that moved nothing: whether `side` is sorted but for a few elements,
+/// which [`nearly_sorted`] then moved into place (a side too short for it to be worth a pass is
+/// left to the sort).
+fn tidy_side<T, F>(side: &mut [T], compare: &F) -> bool
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    side.len() > INSERTION && nearly_sorted(side, compare)
 }
 
 /// Heapsort by `compare` (a max-heap; sift-downs are bounded by the heap's depth).

@@ -19,30 +19,35 @@ pub trait Pattern: Sync + Send {
 }
 
 impl Pattern for char {
+    #[inline]
     fn is_match(&self, c: char) -> bool {
         *self == c
     }
 }
 
 impl Pattern for &[char] {
+    #[inline]
     fn is_match(&self, c: char) -> bool {
         self.contains(&c)
     }
 }
 
 impl<const N: usize> Pattern for [char; N] {
+    #[inline]
     fn is_match(&self, c: char) -> bool {
         self.contains(&c)
     }
 }
 
 impl<const N: usize> Pattern for &[char; N] {
+    #[inline]
     fn is_match(&self, c: char) -> bool {
         self.contains(&c)
     }
 }
 
 impl<F: Fn(char) -> bool + Sync + Send> Pattern for F {
+    #[inline]
     fn is_match(&self, c: char) -> bool {
         self(c)
     }

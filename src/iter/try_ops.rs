@@ -153,11 +153,15 @@ impl<'f, ID, OP> TryReduceConsumer<'f, ID, OP> {
         OP: Fn(T, T) -> R,
     {
         let mut acc = (self.identity)();
-        for item in iter {
+        // Checked before each item is produced, so that a piece after a failure produces
+        // nothing (a `map` or `inspect` upstream does not run for it).
+        let mut iter = iter;
+        loop {
             if self.first.beaten(start) {
                 // An earlier piece failed; its failure is the answer.
                 return R::from_output(acc);
             }
+            let Some(item) = iter.next() else { break };
             let step = match item.branch() {
                 ControlFlow::Continue(x) => (self.op)(acc, x).branch(),
                 ControlFlow::Break(r) => ControlFlow::Break(r),
@@ -220,10 +224,14 @@ impl<'f, OP> TryReduceWithConsumer<'f, OP> {
         OP: Fn(T, T) -> R,
     {
         let mut acc: Option<T> = None;
-        for item in iter {
+        // Checked before each item is produced, so that a piece after a failure produces
+        // nothing (a `map` or `inspect` upstream does not run for it).
+        let mut iter = iter;
+        loop {
             if self.first.beaten(start) {
                 return acc.map(R::from_output);
             }
+            let Some(item) = iter.next() else { break };
             let step = match (acc.take(), item.branch()) {
                 (Some(a), ControlFlow::Continue(x)) => (self.op)(a, x).branch(),
                 (None, ControlFlow::Continue(x)) => ControlFlow::Continue(x),
@@ -337,11 +345,15 @@ impl<C, ID, F> TryFoldConsumer<'_, C, ID, F> {
         R: Try<Output = T>,
     {
         let mut acc = (self.identity)();
-        for item in iter {
+        // Checked before each item is produced, so that a piece after a failure produces
+        // nothing (a `map` or `inspect` upstream does not run for it).
+        let mut iter = iter;
+        loop {
             if self.first.beaten(start) {
                 // An earlier piece failed: this piece's result cannot matter.
                 return None;
             }
+            let Some(item) = iter.next() else { break };
             match (self.fold_op)(acc, item).branch() {
                 ControlFlow::Continue(a) => acc = a,
                 ControlFlow::Break(r) => {

@@ -3,8 +3,8 @@
 //! finds none. One loop per mode:
 //!
 //! - [`WorkerThread::wait_stealing`] (receiver-initiated policies, and a pool of one): own
-//!   work, the injector, then the policy's requests; after [`SEARCH_ROUNDS`] fruitless rounds,
-//!   sleep.
+//!   work, the injector, then the policy's requests; after [`SEARCH_ROUNDS`] fruitless rounds
+//!   and the idle linger ([`IDLE_LINGER_NS`] unless the pool sets its own), sleep.
 //! - [`WorkerThread::wait_placing`] (sender-initiated): placed tasks first (a task placed here
 //!   runs here, as the policy decided), own work, the injector; before sleeping, take back an
 //!   unstarted task the waiter waits for, then linger awake for about a heartbeat.
@@ -16,7 +16,7 @@
 //!   own tasks, from the worker's own queues and other workers' public deques, taken-back
 //!   tasks and its broadcast share (`isolated.rs`).
 
-use super::{Mode, WorkerThread, HELP_DEPTH, SEARCH_ROUNDS};
+use super::{Mode, WorkerThread, HELP_DEPTH, IDLE_LINGER_NS, SEARCH_ROUNDS};
 use crate::job::JobRef;
 use crate::job::Ticket;
 use crate::latch::Probe;
@@ -242,8 +242,8 @@ impl WorkerThread {
                 }
             }
             rounds += 1;
-            // Two rounds, or as long as the pool's idle linger says.
-            if rounds < SEARCH_ROUNDS || self.lingers(since, None) {
+            // Two rounds, and as long as the pool's idle linger says (by default IDLE_LINGER_NS).
+            if rounds < SEARCH_ROUNDS || self.lingers(since, Some(IDLE_LINGER_NS)) {
                 crate::sync::yield_now();
                 continue;
             }
@@ -260,7 +260,10 @@ impl WorkerThread {
                 bump(&self.counters().sleeps, 1);
                 self.record_sleep(asleep);
             }
-            self.relinger(&mut since);
+            // Woken: linger again before the next sleep, as long as after any search's start (a
+            // wake-up for work another worker took would otherwise put this one back to sleep
+            // at once, and the next push would have to wake it again).
+            since = self.registry.now_ns();
         }
     }
 

@@ -1469,3 +1469,117 @@ fn tuples_by_reference_zip_their_parts() {
         assert!(triple.1.iter().all(|&b| b == 0));
     });
 }
+
+/// `collect_into_vec` and `par_extend` write into the target's own allocation when it has
+/// room (a `Vec` collected into again and again is not reallocated), keep the items the target
+/// already held, and when the loop panics leave the target with exactly those: for items that
+/// need dropping and for items that do not.
+#[test]
+fn collecting_into_a_vec_uses_its_room_and_keeps_its_items() {
+    everywhere("collect into a vec", |ctx, n| {
+        let mut target: Vec<u64> = Vec::with_capacity(n + 10);
+        let room = target.as_ptr();
+        for round in 0..3u64 {
+            (0..n as u64)
+                .into_par_iter()
+                .map(|i| i * round)
+                .collect_into_vec(&mut target);
+            assert!(
+                target.iter().copied().eq((0..n as u64).map(|i| i * round)),
+                "{ctx}: round {round}"
+            );
+            assert_eq!(target.as_ptr(), room, "{ctx}: round {round} reallocated");
+        }
+        let mut grown: Vec<u64> = vec![7, 8, 9];
+        grown.reserve(n);
+        let room = grown.as_ptr();
+        grown.par_extend((0..n as u64).into_par_iter());
+        assert!(
+            grown
+                .iter()
+                .copied()
+                .eq([7, 8, 9].into_iter().chain(0..n as u64)),
+            "{ctx}: par_extend"
+        );
+        assert_eq!(grown.as_ptr(), room, "{ctx}: par_extend reallocated");
+        if n < 2 {
+            return;
+        }
+        let boom = n as u64 / 2;
+        let mut plain: Vec<u64> = vec![1, 2];
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            plain.par_extend((0..n as u64).into_par_iter().map(|i| {
+                assert_ne!(i, boom, "boom");
+                i
+            }))
+        }));
+        assert!(outcome.is_err(), "{ctx}: the panic reaches the caller");
+        assert_eq!(plain, [1, 2], "{ctx}: plain items after a panic");
+        let mut owned: Vec<String> = vec!["a".into()];
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            owned.par_extend((0..n as u64).into_par_iter().map(|i| {
+                assert_ne!(i, boom, "boom");
+                i.to_string()
+            }))
+        }));
+        assert!(outcome.is_err(), "{ctx}: the panic reaches the caller");
+        assert_eq!(owned, ["a"], "{ctx}: owned items after a panic");
+    });
+}
+
+/// On a pool of one worker, and from outside every pool, a loop's pieces run one after the
+/// other on one thread; a piece that panics still does not stop the others, and a reduction
+/// gets every item once, in order.
+#[test]
+fn a_pool_of_one_runs_every_piece_and_reports_the_panic() {
+    within(LIMIT, "a pool of one runs every piece", || {
+        let pool = hypersteal::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .pin_threads(false)
+            .build()
+            .unwrap();
+        let n = 100_000u64;
+        let seen = AtomicUsize::new(0);
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            pool.install(|| {
+                (0..n).into_par_iter().for_each(|i| {
+                    assert_ne!(i, 10, "boom");
+                    seen.fetch_add(1, Ordering::Relaxed);
+                })
+            })
+        }));
+        assert!(outcome.is_err(), "the panic reaches the caller");
+        // The panicking piece stops at its item; every other piece runs whole.
+        let seen = seen.load(Ordering::Relaxed) as u64;
+        assert!(seen > n / 2, "only {seen} of {n} items ran");
+        let joined = pool.install(|| {
+            (0..n)
+                .into_par_iter()
+                .map(|i| vec![i])
+                .reduce(Vec::new, |mut a, b| {
+                    a.extend(b);
+                    a
+                })
+        });
+        assert!(joined.into_iter().eq(0..n), "reduce in order");
+    });
+}
+
+/// A loop that cannot split, called from outside every pool, runs on the calling thread (as
+/// rayon's does) rather than waiting for a worker; it still sees every item.
+#[test]
+fn a_loop_that_cannot_split_runs_on_its_caller() {
+    within(LIMIT, "a loop that cannot split runs on its caller", || {
+        let caller = std::thread::current().id();
+        let seen = AtomicUsize::new(0);
+        (0..1000u32)
+            .into_par_iter()
+            .with_min_len(usize::MAX)
+            .for_each(|_| {
+                assert_eq!(std::thread::current().id(), caller);
+                assert_eq!(hypersteal::current_thread_index(), None);
+                seen.fetch_add(1, Ordering::Relaxed);
+            });
+        assert_eq!(seen.load(Ordering::Relaxed), 1000);
+    });
+}

@@ -1,7 +1,7 @@
 //! The parallel sorts give std's answer (the stable ones keep equal elements in order), on
-//! random, sorted, reversed, constant and few-valued inputs of many sizes, under several
-//! policies and pool sizes; a panicking comparison leaves every element in the slice exactly
-//! once.
+//! random, sorted, reversed, constant, few-valued, sawtooth and mostly sorted or reversed inputs
+//! of many sizes, under several policies and pool sizes; a panicking comparison leaves every
+//! element in the slice exactly once.
 
 use crate::common;
 
@@ -28,7 +28,26 @@ fn inputs(n: usize) -> Vec<(&'static str, Vec<u64>)> {
         ("reversed", (0..n as u64).rev().collect()),
         ("constant", vec![42; n]),
         ("sawtooth", (0..n as u64).map(|i| i % 1000).collect()),
+        ("mostly sorted", a_few_swapped((0..n as u64).collect(), 3)),
+        (
+            "mostly reversed",
+            a_few_swapped((0..n as u64).rev().collect(), 4),
+        ),
     ]
+}
+
+/// `v` with about `sqrt(len)` pairs of elements at random positions swapped.
+fn a_few_swapped(mut v: Vec<u64>, seed: u64) -> Vec<u64> {
+    let n = v.len();
+    if n < 2 {
+        return v;
+    }
+    let swaps = (n as f64).sqrt() as usize;
+    let at = common::lcg(2 * swaps, seed, n as u64);
+    for pair in at.chunks_exact(2) {
+        v.swap(pair[0] as usize, pair[1] as usize);
+    }
+    v
 }
 
 #[test]
