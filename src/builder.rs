@@ -267,10 +267,9 @@ impl<S> ThreadPoolBuilder<S> {
     /// to sleep (from 0 to [`MAX_IDLE_LINGER`](crate::MAX_IDLE_LINGER)). Longer trades CPU for latency: work that comes
     /// while a worker lingers starts at once, where a sleeper must first be woken (tens of
     /// microseconds). The pool still comes to rest: a worker lingers at most this long (again
-    /// after each wake-up), then sleeps until woken. Without this setting a worker looks for
-    /// 50 µs (and at least two rounds) under a receiver-initiated policy, and one heartbeat (at
-    /// most 100 µs) under a sender-initiated one; `Duration::ZERO` makes it sleep after two
-    /// rounds. `cargo run --release --example wakeup -- --linger-us N` measures both sides.
+    /// after each wake-up), then sleeps until woken. Without this setting a worker looks two rounds under a
+    /// receiver-initiated policy and then watches only for work from outside the pool for
+    /// 50 µs, and one heartbeat (at most 100 µs) under a sender-initiated one. `cargo run --release --example wakeup -- --linger-us N` measures both sides.
     ///
     /// ```
     /// use std::time::Duration;

@@ -4,7 +4,8 @@
 //! participant repeatedly locks the iterator, takes one item, unlocks, and folds the item with
 //! the consumer. A worker never runs two participants of one bridge at once: if the iterator's
 //! own `next` runs pool work that includes a participant of the same bridge, that participant
-//! returns at once instead of waiting for a lock its own thread holds.
+//! returns at once instead of waiting for a lock its own thread holds. On a pool of one the
+//! calling thread folds the iterator itself, without lock or scope.
 //!
 //! ## Waiting for the lock
 //!
@@ -173,6 +174,18 @@ where
     fn drive<C: Consumer<Iter::Item>>(self, consumer: C) -> C::Result {
         // The scope runs in the current pool (the global one outside any), whose size this is.
         let workers = crate::current_num_threads();
+        if workers == 1 {
+            // Nobody to share the iterator with: the one participant folds it straight through
+            // (no lock, no scope), on this thread.
+            let mut iter = self.iter;
+            let consumer = &consumer;
+            return consumer.consume(std::iter::from_fn(move || {
+                if consumer.full() {
+                    return None;
+                }
+                iter.next()
+            }));
+        }
         // `None` once the iterator has run dry (or its `next` panicked).
         let source = PoolLock::new(Some(self.iter), workers);
         let done = AtomicBool::new(false);

@@ -22,6 +22,7 @@
 use crate::iter::plumbing::sealed::{Place, Token};
 use crate::iter::plumbing::Consumer;
 use crate::iter::schedule::initial_splits;
+use crate::unwind;
 use crate::worker::in_worker;
 
 /// A piece of an unindexed source.
@@ -58,15 +59,16 @@ where
     C: Consumer<D::Item>,
 {
     // On a pool of one, called from outside every pool: the pieces would all run on the one
-    // worker, so the caller folds them whole itself (as `driver::bridge` does for a loop that
-    // runs as one piece).
+    // worker, so the caller runs them itself, one after the other (as `driver::bridge` does).
     if crate::worker::WorkerThread::current().is_null() && crate::current_num_threads() == 1 {
+        let refill = initial_splits(1);
         let ctx = Halving {
             consumer,
-            refill: 0,
+            refill,
             placing: false,
+            in_order: true,
         };
-        return ctx.leaf(piece, Place::WHOLE);
+        return ctx.run(piece, Place::WHOLE, refill, 0);
     }
     in_worker(|worker, _| {
         let refill = initial_splits(worker.registry.num_threads());
@@ -74,6 +76,7 @@ where
             consumer,
             refill,
             placing: worker.placing(),
+            in_order: false,
         };
         ctx.run(piece, Place::WHOLE, refill, worker.index)
     })
@@ -85,6 +88,9 @@ struct Halving<'c, C> {
     /// The pool's policy is sender-initiated: a half that runs elsewhere was placed there by a
     /// decision, which does not show that anyone was idle.
     placing: bool,
+    /// The halves run one after the other on this thread (a caller outside a pool of one),
+    /// not through `join`.
+    in_order: bool,
 }
 
 impl<C> Halving<'_, C> {
@@ -104,6 +110,19 @@ impl<C> Halving<'_, C> {
         }
         match piece.divide() {
             (whole, None) => self.leaf(whole, place),
+            (left, Some(right)) if self.in_order => {
+                let (left_place, right_place) = place.halves();
+                // A half that panics does not stop the other; the panic resumes after both.
+                let a = unwind::halt_unwinding(|| self.run(left, left_place, splits - 1, owner));
+                let b = self.run(right, right_place, splits - 1, owner);
+                match a {
+                    Ok(a) => self.consumer.reduce(a, b),
+                    Err(payload) => {
+                        drop(b);
+                        unwind::resume_unwinding(payload)
+                    }
+                }
+            }
             (left, Some(right)) => {
                 let (left_place, right_place) = place.halves();
                 let (a, b) = crate::join::join_erased(

@@ -64,13 +64,6 @@ pub(crate) const HELP_DEPTH: u32 = 16;
 /// Fruitless search rounds (each up to one request per candidate victim) before a worker sleeps.
 pub(crate) const SEARCH_ROUNDS: u32 = 2;
 
-/// How long an idle worker under a receiver-initiated policy keeps searching, yielding between
-/// rounds, before it sleeps, when the pool sets no idle linger of its own: work that comes
-/// within this time (the next call of a loop called back to back, the next phase after a short
-/// sequential step) finds the worker awake instead of waiting for a wake-up. The pool comes to
-/// rest once a gap outlasts it (`docs/choosing.md`, "Wake-up latency").
-pub(crate) const IDLE_LINGER_NS: u64 = 50_000;
-
 /// At most this many join poll points between two clock readings of the heartbeat
 /// (sender-initiated policies). The stride adapts so that the clock is read about twice per
 /// heartbeat: fine-grained joins read it every 1024 joins, coarse ones at every join. Spawns and
