@@ -1,10 +1,13 @@
 //! The parallel sorts behind `ParallelSliceMut::par_sort*`: a stable merge sort whose merges are
 //! themselves split in parallel, and an unstable quicksort whose two sides are sorted in
-//! parallel, partitioning in blocks without a branch on the comparisons ([`block_partition`]). Both first check whether the slice is already in order or in strictly
-//! descending order ([`presorted`]): such input is left as it is or reversed, in one pass; then
-//! whether it is in order but for a few elements, which one pass moves into place
-//! ([`nearly_sorted`]). The stable sort's merges copy two runs that are already in order
-//! instead of merging them.
+//! parallel, partitioning in blocks without a branch on the comparisons ([`block_partition`]).
+//! Both first check whether the slice is already in order or in strictly descending order
+//! ([`presorted`]): such input is left as it is or reversed, in one pass; then whether it is in
+//! order but for a few elements, which one pass moves into place ([`nearly_sorted`]). The
+//! stable sort's merges copy two runs that are already in order instead of merging them. The
+//! unstable sort also turns round input whose samples descend ([`runs_downwards`]), and after
+//! a partition that moved nothing tries the one-pass repair on each side before sorting it
+//! ([`tidy_side`]).
 //!
 //! **Comparisons that are not a total order** (a random answer, `partial_cmp` of floats with
 //! NaNs mapped to `Equal`) leave the slice in some order, never a panic, as in rayon: no
@@ -595,8 +598,9 @@ where
 
 /// Moves the elements of `v` for which `goes_first(x, pivot)` holds to the front, by swaps
 /// only and without a branch on the answer (Lomuto's scheme: every element is swapped with the
-/// first one not known to go first); returns how many go first, and whether any element
-/// changed places (`false`: `v` was already partitioned).
+/// first one not known to go first); returns how many go first, and whether one of them had to
+/// move forward past an element that does not (`false`: `v` was already partitioned, though
+/// the elements that do not go first may have been rotated among themselves).
 fn partition_by<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> bool) -> (usize, bool) {
     let mut first = 0;
     // Whether an element that goes first came after one that does not (then it moved).
@@ -614,8 +618,8 @@ fn partition_by<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> bool) 
 const BLOCK: usize = 128;
 
 /// Moves the elements of `v` for which `goes_first(x, pivot)` holds to the front and returns
-/// how many there are and whether any element moved, as [`partition_by`] does, with fewer moves and no branch on the answers
-/// while comparing: it takes a block of [`BLOCK`] elements from each end, notes (without
+/// how many there are and whether any had to move, as [`partition_by`] does, with fewer moves
+/// and no branch on the answers while comparing: it takes a block of [`BLOCK`] elements from each end, notes (without
 /// branching) the offsets of the misplaced ones, those of the front block that do not go
 /// first and those of the back block that do, and swaps them in pairs; a block all of whose
 /// misplaced elements have been swapped away is done, and the next one from that end is
