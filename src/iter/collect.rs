@@ -199,7 +199,11 @@ impl<T: Send> Consumer<T> for DirectConsumer<'_, '_, T> {
     type Result = Vec<Piece<T>>;
 
     fn consume<I: Iterator<Item = T>>(&self, iter: I) -> Self::Result {
-        vec![Piece::Owned(iter.collect())]
+        // Pushed through the iterator's own `fold` (a filter's, a tree walk's), where `collect`
+        // would drive it item by item through `next`.
+        let mut items = Vec::with_capacity(iter.size_hint().0);
+        iter.for_each(|item| items.push(item));
+        vec![Piece::Owned(items)]
     }
 
     fn reduce(&self, mut left: Self::Result, right: Self::Result) -> Self::Result {
