@@ -225,11 +225,12 @@ where
 }
 
 /// Both closures on this thread, one after the other, with no task made: nobody could take
-/// `b` (a pool of one), or enough private tasks below this frame are there to give away
+/// `b` (a pool of one; a loop on a thread outside every pool that nobody can help,
+/// `iter::driver`), or enough private tasks below this frame are there to give away
 /// (`src/worker/mod.rs`). If `a` panics, `b` still runs (its own panic dropped) before `a`'s
 /// panic goes on, as when `b` is a task.
 #[inline(always)]
-fn join_in_place<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+pub(crate) fn join_in_place<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA,
     B: FnOnce(bool) -> RB,

@@ -181,10 +181,7 @@ impl<'t, T> Place<'t, T> {
                 // keeps its own items. No loop of this crate gets here; a producer whose
                 // pieces disagree with its length can.
                 drop(pieces);
-                panic!(
-                    "collect: the loop's pieces do not add up to the length it announced (a \
-                     producer whose pieces yield more or fewer items than its `len`)"
-                );
+                pieces_do_not_add_up();
             }
         }
     }
@@ -257,7 +254,7 @@ impl<T: Send> Consumer<T> for DirectConsumer<'_, '_, T> {
             let mut count = 0;
             iter.for_each(|item| {
                 if count == len {
-                    more_items_than_announced();
+                    pieces_do_not_add_up();
                 }
                 // SAFETY: `count < len`, so the position lies in this piece's range, which no
                 // other piece covers, and is written once.
@@ -282,10 +279,11 @@ impl<T: Send> Consumer<T> for DirectConsumer<'_, '_, T> {
     }
 }
 
-/// The report of a piece whose iterator has more items than its range.
+/// The report of a loop whose pieces yield more or fewer items than it announced: a piece
+/// whose iterator has more items than its range, or pieces that do not tile the buffer.
 #[cold]
 #[inline(never)]
-fn more_items_than_announced() -> ! {
+fn pieces_do_not_add_up() -> ! {
     panic!(
         "collect: the loop's pieces do not add up to the length it announced (a producer \
          whose pieces yield more or fewer items than its `len`)"

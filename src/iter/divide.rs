@@ -22,7 +22,6 @@
 use crate::iter::plumbing::sealed::{Place, Token};
 use crate::iter::plumbing::Consumer;
 use crate::iter::schedule::initial_splits;
-use crate::unwind;
 use crate::worker::in_worker;
 
 /// A piece of an unindexed source.
@@ -66,7 +65,7 @@ where
             consumer,
             refill,
             placing: false,
-            in_order: true,
+            alone: true,
         };
         return ctx.run(piece, Place::WHOLE, refill, 0);
     }
@@ -76,7 +75,7 @@ where
             consumer,
             refill,
             placing: worker.placing(),
-            in_order: false,
+            alone: false,
         };
         ctx.run(piece, Place::WHOLE, refill, worker.index)
     })
@@ -88,9 +87,9 @@ struct Halving<'c, C> {
     /// The pool's policy is sender-initiated: a half that runs elsewhere was placed there by a
     /// decision, which does not show that anyone was idle.
     placing: bool,
-    /// The halves run one after the other on this thread (a caller outside a pool of one),
-    /// not through `join`.
-    in_order: bool,
+    /// The halves run one after the other on this thread (a caller outside a pool of one,
+    /// which nobody can help), not through the pool's `join`.
+    alone: bool,
 }
 
 impl<C> Halving<'_, C> {
@@ -110,29 +109,19 @@ impl<C> Halving<'_, C> {
         }
         match piece.divide() {
             (whole, None) => self.leaf(whole, place),
-            (left, Some(right)) if self.in_order => {
-                let (left_place, right_place) = place.halves();
-                // A half that panics does not stop the other; the panic resumes after both.
-                let a = unwind::halt_unwinding(|| self.run(left, left_place, splits - 1, owner));
-                let b = self.run(right, right_place, splits - 1, owner);
-                match a {
-                    Ok(a) => self.consumer.reduce(a, b),
-                    Err(payload) => {
-                        drop(b);
-                        unwind::resume_unwinding(payload)
-                    }
-                }
-            }
             (left, Some(right)) => {
                 let (left_place, right_place) = place.halves();
-                let (a, b) = crate::join::join_erased(
-                    || self.run(left, left_place, splits - 1, owner),
-                    || {
-                        let runner = crate::current_thread_index().unwrap_or(owner);
-                        let splits = self.budget(runner, owner, splits - 1);
-                        self.run(right, right_place, splits, runner)
-                    },
-                );
+                let left_half = || self.run(left, left_place, splits - 1, owner);
+                let right_half = || {
+                    let runner = crate::current_thread_index().unwrap_or(owner);
+                    let splits = self.budget(runner, owner, splits - 1);
+                    self.run(right, right_place, splits, runner)
+                };
+                let (a, b) = if self.alone {
+                    crate::join::join_in_place(left_half, |_| right_half())
+                } else {
+                    crate::join::join_erased(left_half, right_half)
+                };
                 self.consumer.reduce(a, b)
             }
         }

@@ -48,8 +48,7 @@ where
         && producer.schedule().unwrap_or_default() == Schedule::Adaptive
     {
         let min_len = producer.min_len().max(1);
-        let alone = crate::current_num_threads() == 1;
-        if alone || len < min_len.saturating_mul(2) {
+        if crate::current_num_threads() == 1 || len < min_len.saturating_mul(2) {
             let ctx = Loop {
                 consumer,
                 recorder,
@@ -57,8 +56,9 @@ where
                 min_len,
                 max_len: producer.max_len().max(min_len),
                 refill: initial_splits(1),
+                alone: true,
             };
-            return ctx.in_order(producer, 0, len, ctx.refill, 0);
+            return ctx.adaptive(producer, 0, len, ctx.refill, 0);
         }
     }
     in_worker(|worker, _| {
@@ -72,10 +72,8 @@ where
             min_len,
             max_len: producer.max_len().max(min_len),
             refill: initial_splits(workers),
+            alone: false,
         };
-        if workers == 1 && schedule == Schedule::Adaptive {
-            return ctx.in_order(producer, 0, len, ctx.refill, worker.index);
-        }
         if len < ctx.min_len.saturating_mul(2) {
             return ctx.leaf(producer, 0, len, worker.index);
         }
@@ -129,6 +127,11 @@ struct Loop<'c, C> {
     max_len: usize,
     /// The split budget of a fresh or stolen adaptive piece.
     refill: u32,
+    /// The loop runs on a thread outside every pool that nobody can help (a pool of one, or a
+    /// loop too short to split): the adaptive halves run one after the other on it
+    /// ([`crate::join::join_in_place`]), so a pool of one still folds the pieces a split makes
+    /// and a reduction combines them as a tree (products of big numbers, concatenations).
+    alone: bool,
 }
 
 fn current_worker(fallback: usize) -> usize {
@@ -162,54 +165,6 @@ impl<C> Loop<'_, C> {
         result
     }
 
-    /// The pieces [`Loop::adaptive`] would make on a pool of one, folded one after the other
-    /// on this thread (no other worker could take one): a reduction still combines partial
-    /// results as a tree, which matters where combining costs grow with their size (products
-    /// of big numbers, concatenations). A piece that panics does not stop the others (as under
-    /// `join`); the first panic resumes once all have run.
-    fn in_order<P>(
-        &self,
-        producer: P,
-        start: usize,
-        range: usize,
-        splits: u32,
-        worker: usize,
-    ) -> C::Result
-    where
-        P: Producer,
-        C: Consumer<P::Item>,
-    {
-        if self
-            .consumer
-            .full_placed(Place::of(start, range, self.total), Token(()))
-        {
-            return self.consumer.identity();
-        }
-        let len = producer.len();
-        if len < self.min_len.saturating_mul(2) || (splits == 0 && len <= self.max_len) {
-            return self.leaf(producer, start, range, worker);
-        }
-        let mid = len / 2;
-        let left_range = mid.min(range);
-        let (left, right) = producer.split_at(mid);
-        let splits = splits.saturating_sub(1);
-        let a = unwind::halt_unwinding(|| self.in_order(left, start, left_range, splits, worker));
-        let b = self.in_order(
-            right,
-            start + left_range,
-            range - left_range,
-            splits,
-            worker,
-        );
-        match a {
-            Ok(a) => self.consumer.reduce(a, b),
-            Err(payload) => {
-                drop(b);
-                unwind::resume_unwinding(payload)
-            }
-        }
-    }
-
     /// Runs the piece covering positions `start..start + range`, splitting it while it is worth
     /// it. The ranges of the halves are cut from `range` itself (the producer's own count only
     /// chooses the split), so they stay disjoint whatever a producer reports.
@@ -241,25 +196,28 @@ impl<C> Loop<'_, C> {
         let mid = len / 2;
         let left_range = mid.min(range);
         let (left, right) = producer.split_at(mid);
-        let (a, b) = crate::join::join_erased(
-            || self.adaptive(left, start, left_range, splits.saturating_sub(1), owner),
-            || {
-                let runner = current_worker(owner);
-                // Stolen: a worker was idle, so this half may be split as finely as a fresh loop.
-                let splits = if runner != owner {
-                    self.refill
-                } else {
-                    splits.saturating_sub(1)
-                };
-                self.adaptive(
-                    right,
-                    start + left_range,
-                    range - left_range,
-                    splits,
-                    runner,
-                )
-            },
-        );
+        let left_half = || self.adaptive(left, start, left_range, splits.saturating_sub(1), owner);
+        let right_half = || {
+            let runner = current_worker(owner);
+            // Stolen: a worker was idle, so this half may be split as finely as a fresh loop.
+            let splits = if runner != owner {
+                self.refill
+            } else {
+                splits.saturating_sub(1)
+            };
+            self.adaptive(
+                right,
+                start + left_range,
+                range - left_range,
+                splits,
+                runner,
+            )
+        };
+        let (a, b) = if self.alone {
+            crate::join::join_in_place(left_half, |_| right_half())
+        } else {
+            crate::join::join_erased(left_half, right_half)
+        };
         self.consumer.reduce(a, b)
     }
 

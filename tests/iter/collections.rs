@@ -1527,41 +1527,41 @@ fn collecting_into_a_vec_uses_its_room_and_keeps_its_items() {
     });
 }
 
-/// On a pool of one worker, and from outside every pool, a loop's pieces run one after the
-/// other on one thread; a piece that panics still does not stop the others, and a reduction
-/// gets every item once, in order.
+/// On a pool of one worker a loop's pieces run one after the other on its thread; a piece
+/// that panics still does not stop the others, and a reduction gets every item once, in order.
 #[test]
 fn a_pool_of_one_runs_every_piece_and_reports_the_panic() {
     within(LIMIT, "a pool of one runs every piece", || {
-        let pool = hypersteal::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .pin_threads(false)
-            .build()
-            .unwrap();
         let n = 100_000u64;
-        let seen = AtomicUsize::new(0);
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            pool.install(|| {
-                (0..n).into_par_iter().for_each(|i| {
-                    assert_ne!(i, 10, "boom");
-                    seen.fetch_add(1, Ordering::Relaxed);
+        let alone = pools().iter().filter(|(_, p)| p.current_num_threads() == 1);
+        let mut checked = 0;
+        for (name, pool) in alone {
+            checked += 1;
+            let seen = AtomicUsize::new(0);
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                pool.install(|| {
+                    (0..n).into_par_iter().for_each(|i| {
+                        assert_ne!(i, 10, "boom");
+                        seen.fetch_add(1, Ordering::Relaxed);
+                    })
                 })
-            })
-        }));
-        assert!(outcome.is_err(), "the panic reaches the caller");
-        // The panicking piece stops at its item; every other piece runs whole.
-        let seen = seen.load(Ordering::Relaxed) as u64;
-        assert!(seen > n / 2, "only {seen} of {n} items ran");
-        let joined = pool.install(|| {
-            (0..n)
-                .into_par_iter()
-                .map(|i| vec![i])
-                .reduce(Vec::new, |mut a, b| {
-                    a.extend(b);
-                    a
-                })
-        });
-        assert!(joined.into_iter().eq(0..n), "reduce in order");
+            }));
+            assert!(outcome.is_err(), "{name}: the panic reaches the caller");
+            // The panicking piece stops at its item; every other piece runs whole.
+            let seen = seen.load(Ordering::Relaxed) as u64;
+            assert!(seen > n / 2, "{name}: only {seen} of {n} items ran");
+            let joined = pool.install(|| {
+                (0..n)
+                    .into_par_iter()
+                    .map(|i| vec![i])
+                    .reduce(Vec::new, |mut a, b| {
+                        a.extend(b);
+                        a
+                    })
+            });
+            assert!(joined.into_iter().eq(0..n), "{name}: reduce in order");
+        }
+        assert!(checked > 0, "the shared pools include pools of one");
     });
 }
 
