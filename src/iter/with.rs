@@ -6,6 +6,7 @@
 //! a closure must not rely on how often its state is created, only on getting exclusive access
 //! to it within a piece.
 
+use crate::iter::fold::fold_until_full;
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator, Schedule};
 use crate::sync::Mutex;
@@ -504,7 +505,7 @@ where
     type Result = C::Result;
 
     fn consume<I: Iterator<Item = X>>(&self, iter: I) -> C::Result {
-        let acc = iter.fold(self.source.make(), self.fold_op);
+        let acc = fold_until_full(iter, self.source.make(), self.fold_op, || self.inner.full());
         self.inner.consume(std::iter::once(acc))
     }
 
@@ -515,7 +516,9 @@ where
         iter: I,
         token: crate::iter::plumbing::sealed::Token,
     ) -> C::Result {
-        let acc = iter.fold(self.source.make(), self.fold_op);
+        let acc = fold_until_full(iter, self.source.make(), self.fold_op, || {
+            self.inner.full_placed(place, token)
+        });
         self.inner
             .consume_placed(start, place, std::iter::once(acc), token)
     }
