@@ -291,7 +291,12 @@ where
     // If `a` panics, `b` may borrow what `a` borrowed: it finishes (here or elsewhere) before
     // the panic goes on.
     let result_a = unwind::halt_unwinding(a);
-    if worker.pop_private_if(job_b_id) || worker.take_back_below(job_b_id) {
+    if worker.pop_private_if(job_b_id)
+        || worker.take_back_below(job_b_id)
+        || job_b
+            .ticket()
+            .is_some_and(|ticket| worker.take_back_exposed(ticket))
+    {
         worker.count_popped_back();
         return match result_a {
             Ok(result_a) => (result_a, job_b.run_inline(false)),

@@ -460,6 +460,15 @@ impl<T: BeatTime> Heartbeat<T> {
         }
     }
 
+    /// Starts counting again at `now` after a stretch that does not count: neither credit nor
+    /// standing time gathers for the time since the last poll point; what had gathered before
+    /// it stays (the runtime's worker pauses its heartbeat while its joins run in place with
+    /// nobody hungry, `src/worker/in_place.rs`).
+    #[inline]
+    pub fn resume(&mut self, now: T) {
+        self.last = now;
+    }
+
     /// Takes one allocating decision's credit if a period's worth has gathered.
     #[inline]
     pub fn take(&mut self, period: T) -> bool {

@@ -32,18 +32,45 @@
 //! every `join` polls, as it did before the flag existed.
 //!
 //! The worker of a pool of one keeps its flag up: nothing is ever asked of it (a removal from its
-//! queues lowers the flag, and its next `join` raises it again). Under loom a stealing worker
-//! never raises it: the models explore every poll point. Sender-initiated workers never raise
-//! it either: their in-place joins count down to the heartbeat's clock reading (`place.rs`).
+//! queues lowers the flag, and its next `join` raises it again). Under loom no worker of a
+//! larger pool raises it: the models explore every poll point.
 //!
-//! Every `join` reads the flag, whatever the pool: a thread that is no worker, or a
-//! sender-initiated one, finds it down and goes on to look at its worker. One test for all keeps
+//! # Sender-initiated workers
+//!
+//! Nobody asks a sender-initiated worker for anything: its poll points are for its heartbeat,
+//! whose decisions send work to others. Its in-place `join`s count down to the next clock
+//! reading (`place.rs`, `clock_poll`), and that countdown, a load and a store in every `join`,
+//! made two workers run fine-grained fib(35) at 0.87-0.88 of the sequential time where the
+//! stealing policies took 0.58-0.60 (`cargo run --release --example joins 35 15`, pinned,
+//! 2-core VM, builds side by side). So a clock reading that finds [`PRIVATE_TASKS`] undecided tasks on the stack and no
+//! worker hungry (`README.md`, "Hunger") raises the flag ([`WorkerThread::raise_placing`]),
+//! and the `join`s after it neither count down nor read the clock.
+//!
+//! While the flag is up the worker's **heartbeat is paused**: the stretch gathers no decision
+//! credit and no standing steps (`policy::machine::Heartbeat::resume`, at the next poll point).
+//! Decisions taken while every worker is busy mostly keep tasks where they are (a neighbour
+//! that is busy too is not lighter), and a kept task waits in the standing queue, where only
+//! the slower standing phase moves it; counting the paused stretch would spend the credit it
+//! gathered, at the first poll point after it, on keeping the oldest, largest undecided tasks,
+//! and the next hungry worker would be sent only the small ones made since (without the pause,
+//! 0.71-0.74 of the sequential time under each sender-initiated policy in the run above).
+//! Paused, the oldest undecided tasks wait on the stack until a worker is hungry, and the first
+//! decision then sends it the largest, as a thief would steal it.
+//!
+//! The flag comes down by the first and third rules above: a task leaving the worker's queues,
+//! and the first worker to turn hungry ([`lower_all`] from `wait::Hunger::begin`, after its
+//! increment of `idle`). The raise is the same store, fence and second look at `idle` as
+//! `poll_in_place`'s, so a hungry worker is never left unseen with the flag up, and the busy
+//! worker's next `join` counts down to a reading as before.
+//!
+//! Every `join` reads the flag, whatever the pool: a thread that is no worker, or a worker
+//! whose flag is down, goes on to look at its worker. One test for all keeps
 //! the in-place path the `join`'s fall-through; with a byte for the pool of one tested first and
 //! the flag second, one of the two paths jumped to the shared in-place code, and that alone took
 //! fine-grained fib at one worker from 1.15 to 1.6 times the sequential time
 //! (`cargo run --release --example joins 35 9`, 2-core VM).
 
-use super::{Mode, WorkerThread, PRIVATE_TASKS};
+use super::{Mode, WorkerThread, PAUSED, PRIVATE_TASKS};
 use crate::registry::Registry;
 use std::cell::Cell;
 use std::ptr;
@@ -161,10 +188,30 @@ impl WorkerThread {
     }
 }
 
+impl WorkerThread {
+    /// A sender-initiated worker's clock reading found enough undecided tasks on its stack:
+    /// unless some worker is hungry, raise the flag, then look at `idle` again behind the fence
+    /// (module docs, "Sender-initiated workers"). Under loom the flag stays down: every poll
+    /// point is a heartbeat there.
+    pub(super) fn raise_placing(&self) {
+        if cfg!(loom) || self.demand() {
+            return;
+        }
+        let own = &self.exchange().in_place;
+        own.store(true, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        if self.demand() {
+            own.store(false, Ordering::Relaxed);
+        } else {
+            self.last_clock.set(PAUSED);
+        }
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::{allowed, lower_all, lower_for_request};
-    use crate::worker::WorkerThread;
+    use crate::worker::{WorkerThread, PAUSED};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
     use std::time::{Duration, Instant};
@@ -263,5 +310,87 @@ mod tests {
             });
         });
         assert!(!allowed(), "the caller is no worker");
+    }
+
+    /// A pool of two workers under a sender-initiated policy whose heartbeat grants no decision
+    /// within a test (the longest, a second, and none banked at the start), so that nothing
+    /// moves unless the test moves it.
+    fn placing_pool() -> crate::ThreadPool {
+        crate::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .policy("acwn".parse().unwrap())
+            .heartbeat(Duration::from_secs(1))
+            .pin_threads(false)
+            .build()
+            .unwrap()
+    }
+
+    /// A sender-initiated worker raises its flag at a clock reading that finds three undecided
+    /// tasks and nobody hungry, pausing its heartbeat; the first hungry worker's lowering and a
+    /// task leaving the stack take it down, and no reading raises it while some worker is
+    /// hungry.
+    #[test]
+    fn a_placing_worker_raises_its_flag_only_while_nobody_is_hungry() {
+        let pool = placing_pool();
+        pool.install(|| {
+            three_deep(|| {
+                assert_eq!(me().stack().len(), 3);
+                // The other worker has nothing to do: it is hungry.
+                until("the other worker hungry", || {
+                    me().idle_count().load(Ordering::SeqCst) == 1
+                });
+                me().clock_poll();
+                assert!(!allowed(), "not raised while a worker is hungry");
+                assert_ne!(me().last_clock.get(), PAUSED);
+                // Set the other worker's hunger aside by hand: nobody is hungry.
+                me().idle_count().fetch_sub(1, Ordering::SeqCst);
+                me().clock_poll();
+                assert!(allowed(), "raised at a reading");
+                assert_eq!(me().last_clock.get(), PAUSED, "the heartbeat paused");
+                crate::join(|| (), || ());
+                assert!(allowed(), "an in-place join leaves it up");
+                lower_all(&me().registry);
+                assert!(!allowed(), "lowered for a hungry worker");
+                me().clock_poll();
+                assert!(allowed(), "raised again");
+                // A removal lowers it; a reading with two tasks left ends the pause without
+                // raising it again.
+                let newest = me().stack().pop_back().expect("three tasks");
+                assert!(!allowed(), "lowered by a removal");
+                me().clock_poll();
+                assert!(!allowed(), "two tasks: not raised");
+                assert_ne!(
+                    me().last_clock.get(),
+                    PAUSED,
+                    "the pause ended at a reading"
+                );
+                me().stack().push_back(newest);
+                me().idle_count().fetch_add(1, Ordering::SeqCst);
+            });
+        });
+    }
+
+    /// A `join` whose `b` was exposed (its entry on the stack became a ticket) takes `b` back
+    /// through that entry, leaving nothing on the stack: a husk left there would count towards
+    /// the in-place test.
+    #[test]
+    fn a_join_takes_back_its_exposed_b_without_leaving_a_husk() {
+        let pool = placing_pool();
+        pool.install(|| {
+            let ran_b = AtomicBool::new(false);
+            let ran_b = &ran_b;
+            crate::join(
+                || {
+                    me().expose_all();
+                    assert!(
+                        me().stack().back().is_some_and(|job| job.is_ticket()),
+                        "b exposed"
+                    );
+                },
+                || assert!(!ran_b.swap(true, Ordering::Relaxed), "b ran twice"),
+            );
+            assert!(ran_b.load(Ordering::Relaxed), "b ran");
+            assert_eq!(me().stack().len(), 0, "no husk left on the stack");
+        });
     }
 }

@@ -56,6 +56,11 @@ pub(crate) use wait::Reclaim;
 /// Unstarted tasks a worker keeps private before a `join` runs its closures in place.
 pub(crate) const PRIVATE_TASKS: usize = 3;
 
+/// `last_clock` of a sender-initiated worker whose in-place flag went up at its last clock
+/// reading: its heartbeat is paused until its next poll point (`in_place.rs`, "Sender-initiated
+/// workers").
+pub(super) const PAUSED: u64 = u64::MAX;
+
 /// Nesting of waits (a worker waiting in a `join` runs other tasks, which may wait in turn) up to
 /// which a waiter under a sender-initiated policy runs other workers' tasks before taking back
 /// its own; deeper waiters only take back the unstarted tasks they wait for.
@@ -126,6 +131,7 @@ pub(crate) struct WorkerThread {
     /// and when the clock was last read at a join (ns since the pool started).
     countdown: Cell<u32>,
     stride: Cell<u32>,
+    /// [`PAUSED`] while the heartbeat is paused (`in_place.rs`).
     last_clock: Cell<u64>,
     /// Placing: the heartbeat (`policy::machine::Heartbeat`, in ns since the pool started).
     /// Boxed: only a clock reading touches it, and kept inline its 24 bytes pushed the fields
@@ -427,7 +433,7 @@ impl WorkerThread {
     /// sender-initiated one, lingering or asleep after a search that found nothing (hungry,
     /// `README.md`, "Hunger"). The demand signal.
     #[inline(always)]
-    fn demand(&self) -> bool {
+    pub(super) fn demand(&self) -> bool {
         self.idle_count().load(Ordering::Relaxed) != 0
     }
 
@@ -524,6 +530,39 @@ impl WorkerThread {
         // With the stack empty, `pop_stack` takes the standing queue's newest task.
         let is_b = self.stack().is_empty() && self.standing().back().is_some_and(|j| j.id() == id);
         is_b && self.pop_stack().is_some()
+    }
+
+    /// Takes back a `join`'s `b` that was *exposed* while it waited here (`place.rs`,
+    /// `expose_waiting`): its entry on this worker's own queues is then its ticket, not `b`
+    /// itself, so [`WorkerThread::pop_private_if`] does not see it. Pops that entry if it is the
+    /// newest waiting task and redeems it: true if this claimed `b` (it has not run, and runs
+    /// here); false if the entry is not there (the ticket was placed elsewhere) or a rescuer
+    /// claimed `b` through the public copy first (the entry was a husk, given back here).
+    ///
+    /// Without this, the entry stayed on the stack as a husk after the frame took `b` back
+    /// through its ticket: the `join`'s in-place test counts the stack, so husks let a taken-back
+    /// task of any size run wholly in place, and the allocating phase kept deciding the husks
+    /// and the small tasks above them (fine-grained fib at 2 workers under `acwn`: tasks of 1 to
+    /// 3 ms run in place on three husks while the other worker starved).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn take_back_exposed(&self, ticket: &Ticket) -> bool {
+        let id = std::ptr::from_ref(ticket).cast::<()>();
+        let stack = self.stack();
+        let newest = if stack.back().is_some_and(|job| job.id() == id) {
+            stack.pop_back()
+        } else if stack.is_empty() && self.standing().back().is_some_and(|job| job.id() == id) {
+            self.standing().pop_back()
+        } else {
+            None
+        };
+        let Some(entry) = newest else {
+            return false;
+        };
+        self.publish_load();
+        // SAFETY: the entry is a ticket `JobRef` that was on this worker's own queue, which
+        // owned its reference; it was just popped, so it is consumed here, once.
+        unsafe { Ticket::redeem(entry) }.is_some()
     }
 
     /// Pops the newest task of the own stack or public deque. Under a sender-initiated policy

@@ -4,7 +4,9 @@
 //! `allocating_beat`, `standing_beat`); placed tasks travel as [`Ticket`]s so their waiters can
 //! take them back (`docs/sender.md`).
 
-use super::{WorkerThread, HUNGRY_JOIN_POLLS_PER_CLOCK, JOIN_POLLS_PER_CLOCK};
+use super::{
+    WorkerThread, HUNGRY_JOIN_POLLS_PER_CLOCK, JOIN_POLLS_PER_CLOCK, PAUSED, PRIVATE_TASKS,
+};
 use crate::job::{JobRef, Ticket};
 use crate::policy::machine::{self, BeatSteps};
 use crate::stats::bump;
@@ -52,8 +54,26 @@ impl WorkerThread {
     fn clock_poll_guarded(&self) {
         let registry = &*self.registry;
         let now = registry.now_ns();
-        let elapsed = now.saturating_sub(self.last_clock.get()).max(1);
-        self.last_clock.set(now);
+        let last = self.last_clock.replace(now);
+        if last == PAUSED {
+            // The flag was up since the last reading: that stretch says nothing about the
+            // joins' grain, and the heartbeat did not run in it (`in_place.rs`).
+            self.resume_beat(now);
+            self.countdown.set(self.stride.get() - 1);
+        } else {
+            self.adapt_stride(now.saturating_sub(last).max(1));
+        }
+        self.heartbeat(now);
+        // Nobody hungry and enough undecided tasks below: the joins after this one run in
+        // place without counting down (`in_place.rs`, "Sender-initiated workers").
+        if self.stack().len() >= PRIVATE_TASKS {
+            self.raise_placing();
+        }
+    }
+
+    /// Sets the join countdown's stride from the time `elapsed` since the last clock reading.
+    fn adapt_stride(&self, elapsed: u64) {
+        let registry = &*self.registry;
         let per_half_beat =
             u64::from(self.stride.get()) * (registry.heartbeat_ns / 2).max(1) / elapsed;
         let stride = if cfg!(loom) {
@@ -70,7 +90,14 @@ impl WorkerThread {
         };
         self.stride.set(stride);
         self.countdown.set(stride - 1);
-        self.heartbeat(now);
+    }
+
+    /// The heartbeat starts again at `now` after a stretch with the in-place flag up, which
+    /// does not count (`Heartbeat::resume`).
+    fn resume_beat(&self, now: u64) {
+        let mut beat = self.beat.get();
+        beat.resume(now);
+        self.beat.set(beat);
     }
 
     /// A poll point under a sender-initiated policy: the heartbeats that passed since the last
@@ -93,6 +120,12 @@ impl WorkerThread {
             self.allocate();
             self.stand();
             return;
+        }
+        if self.last_clock.get() == PAUSED {
+            // A poll point other than a join's (a spawn, a push while someone is hungry) ends
+            // the pause too.
+            self.last_clock.set(now);
+            self.resume_beat(now);
         }
         let mut beat = self.beat.get();
         beat.run(now, self.registry.heartbeat_ns, &mut Steps(self));

@@ -16,11 +16,12 @@
 //!   own tasks, from the worker's own queues and other workers' public deques, taken-back
 //!   tasks and its broadcast share (`isolated.rs`).
 
-use super::{Mode, WorkerThread, HELP_DEPTH, SEARCH_ROUNDS};
+use super::{in_place, Mode, WorkerThread, HELP_DEPTH, SEARCH_ROUNDS};
 use crate::job::JobRef;
 use crate::job::Ticket;
 use crate::latch::Probe;
 use crate::policy::machine;
+use crate::registry::Registry;
 use crate::sleep::Recheck;
 use crate::stats::bump;
 use crate::sync::deque::Steal;
@@ -94,13 +95,16 @@ pub(super) fn steal_retrying(mut steal: impl FnMut() -> Steal<JobRef>) -> Option
 /// [`Hunger::begin`], removed when the search ends, however it ends.
 struct Hunger<'a> {
     idle: &'a AtomicUsize,
+    registry: &'a Registry,
     counted: Cell<bool>,
 }
 
 impl Hunger<'_> {
     fn begin(&self) {
-        if !self.counted.replace(true) {
-            self.idle.fetch_add(1, Ordering::Relaxed);
+        // The first hungry worker lowers every in-place flag (behind `lower_all`'s fence), so
+        // that the busy workers' joins poll again and feed it (`in_place.rs`).
+        if !self.counted.replace(true) && self.idle.fetch_add(1, Ordering::Relaxed) == 0 {
+            in_place::lower_all(self.registry);
         }
     }
 }
@@ -373,6 +377,7 @@ impl WorkerThread {
         // runs that (or what they send it) once the rescue bound has passed.
         let hunger = Hunger {
             idle: self.idle_count(),
+            registry: &self.registry,
             counted: Cell::new(false),
         };
         let rescue = Rescue::new(self);
