@@ -1,6 +1,6 @@
 //! `fold`: one accumulator per piece, as a parallel iterator of accumulators.
 
-use crate::iter::plumbing::Consumer;
+use crate::iter::plumbing::{until_full, Consumer};
 use crate::iter::ParallelIterator;
 
 /// The iterator of [`ParallelIterator::fold`].
@@ -57,16 +57,40 @@ where
 /// Folds one piece's items into `acc` until `full()` holds (checked before each item, so that
 /// a `find_any` downstream stops every piece), for `fold` and `fold_with`.
 ///
-/// Kept out of line on purpose. Inlined into the driver's loop, the compiler split a large
-/// accumulator between registers and memory and stored part of it back in 8-byte halves before
-/// every call of the fold closure; a `HashMap` accumulator's hasher keys, stored that way, were
-/// then read back whole by the next hash, a load the processor cannot forward from the two
-/// stores (rayon-demo's `i_mod_10_to_i::with_fold` took 2.1 times rayon's time at 1 worker;
-/// `perf record` put a quarter of the hash function's samples on that one load, and none in
-/// rayon's copy of the same function). Out of line the accumulator stays in memory and is
-/// copied whole; the call is per piece, not per item.
-#[inline(never)]
+/// An accumulator larger than [`LARGE_ACCUMULATOR`] bytes is folded out of line
+/// ([`fold_out_of_line`]); a smaller one inline, in the caller's loop. Inlined into the
+/// driver's loop, the compiler split a large accumulator between registers and memory and
+/// stored part of it back in 8-byte halves before every call of the fold closure; a `HashMap`
+/// accumulator's hasher keys (48 bytes in all), stored that way, were then read back whole by
+/// the next hash, a load the processor cannot forward from the two stores (rayon-demo's
+/// `i_mod_10_to_i::with_fold` took 2.1 times rayon's time at 1 worker; `perf record` put a
+/// quarter of the hash function's samples on that one load, and none in rayon's copy of the
+/// same function). Out of line the accumulator stays in memory and is copied whole. A small
+/// one is better left where the compiler can keep it in registers: a `Vec` (24 bytes) that
+/// each item is pushed onto took 1.75 times rayon's time out of line (`vec_i::with_fold`, 2
+/// workers) against 0.99 inline.
+#[inline]
 pub(crate) fn fold_until_full<T, A>(
+    iter: impl Iterator<Item = T>,
+    acc: A,
+    fold_op: impl Fn(A, T) -> A,
+    full: impl Fn() -> bool,
+) -> A {
+    if std::mem::size_of::<A>() > LARGE_ACCUMULATOR {
+        fold_out_of_line(iter, acc, fold_op, full)
+    } else {
+        until_full(iter, full).fold(acc, fold_op)
+    }
+}
+
+/// The size in bytes above which [`fold_until_full`] folds out of line: four words, so that
+/// `Vec`s, `String`s and scalars stay inline and maps and sets (48 bytes and more) do not.
+const LARGE_ACCUMULATOR: usize = 32;
+
+/// [`fold_until_full`] for a large accumulator: one loop, out of line (the call is per piece,
+/// not per item).
+#[inline(never)]
+fn fold_out_of_line<T, A>(
     iter: impl Iterator<Item = T>,
     mut acc: A,
     fold_op: impl Fn(A, T) -> A,
