@@ -33,6 +33,16 @@ fn inputs(n: usize) -> Vec<(&'static str, Vec<u64>)> {
             "mostly reversed",
             a_few_swapped((0..n as u64).rev().collect(), 4),
         ),
+        // Descending in steps of equal elements: a stable sort may turn round only the strictly
+        // descending stretches, never a run of equals.
+        (
+            "descending steps",
+            (0..n as u64).rev().map(|x| x / 3).collect(),
+        ),
+        (
+            "organ pipe",
+            (0..n as u64).map(|i| i.min(n as u64 - i)).collect(),
+        ),
     ]
 }
 
