@@ -42,9 +42,10 @@
 //! reading (`place.rs`, `clock_poll`), and that countdown, a load and a store in every `join`,
 //! made two workers run fine-grained fib(35) at 0.87-0.88 of the sequential time where the
 //! stealing policies took 0.58-0.60 (`cargo run --release --example joins 35 15`, pinned,
-//! 2-core VM, builds side by side). So a clock reading that finds [`PRIVATE_TASKS`] undecided tasks on the stack and no
-//! worker hungry (`README.md`, "Hunger") raises the flag ([`WorkerThread::raise_placing`]),
-//! and the `join`s after it neither count down nor read the clock.
+//! 2-core VM, builds side by side). So a clock reading that finds [`PRIVATE_TASKS`] undecided
+//! tasks on the stack and no worker hungry (`README.md`, "Hunger") raises the flag
+//! ([`WorkerThread::raise_placing`]), and the `join`s after it neither count down nor read
+//! the clock.
 //!
 //! While the flag is up the worker's **heartbeat is paused**: the stretch gathers no decision
 //! credit and no standing steps (`policy::machine::Heartbeat::resume`, at the next poll point).
@@ -232,6 +233,15 @@ mod tests {
         unsafe { &*WorkerThread::current() }
     }
 
+    /// Ends a spinning task however the test that made it ends (a failed assertion too).
+    struct Stop<'a>(&'a AtomicBool);
+
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// `join`s nested three deep, so that three `b`s wait on the private stack, around `inner`.
     fn three_deep(inner: impl FnOnce() + Send) {
         crate::join(|| crate::join(|| crate::join(inner, || ()), || ()), || ());
@@ -249,13 +259,6 @@ mod tests {
             .unwrap();
         let done = Arc::new(AtomicBool::new(false));
         let spinning = Arc::clone(&done);
-        /// Ends the spinning task however the closure below ends (a failed assertion too).
-        struct Stop<'a>(&'a AtomicBool);
-        impl Drop for Stop<'_> {
-            fn drop(&mut self) {
-                self.0.store(true, Ordering::Relaxed);
-            }
-        }
         let _stop = Stop(&done);
         pool.install(|| {
             // A worker whose thief withdrew publishes its next tasks eagerly: use that up.
@@ -332,40 +335,48 @@ mod tests {
     #[test]
     fn a_placing_worker_raises_its_flag_only_while_nobody_is_hungry() {
         let pool = placing_pool();
+        let done = Arc::new(AtomicBool::new(false));
+        let spinning = Arc::clone(&done);
+        let _stop = Stop(&done);
+        // Keep the other worker busy, so that nobody is hungry (from outside the pool: the job
+        // goes to whichever worker is idle, not onto the stack of the one that runs the test).
+        pool.spawn(move || {
+            while !spinning.load(Ordering::Relaxed) {
+                std::hint::spin_loop();
+            }
+        });
         pool.install(|| {
+            until("the other worker busy", || {
+                me().idle_count().load(Ordering::SeqCst) == 0
+            });
             three_deep(|| {
                 assert_eq!(me().stack().len(), 3);
-                // The other worker has nothing to do: it is hungry.
-                until("the other worker hungry", || {
-                    me().idle_count().load(Ordering::SeqCst) == 1
-                });
-                me().clock_poll();
-                assert!(!allowed(), "not raised while a worker is hungry");
-                assert_ne!(me().last_clock.get(), PAUSED);
-                // Set the other worker's hunger aside by hand: nobody is hungry.
-                me().idle_count().fetch_sub(1, Ordering::SeqCst);
                 me().clock_poll();
                 assert!(allowed(), "raised at a reading");
                 assert_eq!(me().last_clock.get(), PAUSED, "the heartbeat paused");
                 crate::join(|| (), || ());
                 assert!(allowed(), "an in-place join leaves it up");
+                // A worker turns hungry (counted by hand, as `Hunger::begin` counts it) and
+                // lowers every flag; no reading raises it while the worker is hungry.
+                me().idle_count().fetch_add(1, Ordering::SeqCst);
                 lower_all(&me().registry);
                 assert!(!allowed(), "lowered for a hungry worker");
                 me().clock_poll();
-                assert!(allowed(), "raised again");
-                // A removal lowers it; a reading with two tasks left ends the pause without
-                // raising it again.
-                let newest = me().stack().pop_back().expect("three tasks");
-                assert!(!allowed(), "lowered by a removal");
-                me().clock_poll();
-                assert!(!allowed(), "two tasks: not raised");
+                assert!(!allowed(), "not raised while a worker is hungry");
                 assert_ne!(
                     me().last_clock.get(),
                     PAUSED,
                     "the pause ended at a reading"
                 );
+                me().idle_count().fetch_sub(1, Ordering::SeqCst);
+                me().clock_poll();
+                assert!(allowed(), "raised again");
+                // A removal lowers it; a reading with two tasks left does not raise it.
+                let newest = me().stack().pop_back().expect("three tasks");
+                assert!(!allowed(), "lowered by a removal");
+                me().clock_poll();
+                assert!(!allowed(), "two tasks: not raised");
                 me().stack().push_back(newest);
-                me().idle_count().fetch_add(1, Ordering::SeqCst);
             });
         });
     }
