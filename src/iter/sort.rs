@@ -19,8 +19,9 @@
 //!
 //! **Panic safety.** A comparison may panic at any point; the slice must then still hold every
 //! element exactly once (in some order), and nothing may be dropped twice. The unstable sort
-//! swaps elements, or moves them in cycles during which no comparison runs ([`exchange`]), so
-//! the slice is a permutation whenever a comparison runs. The stable sort
+//! swaps elements, moves them in cycles during which no comparison runs ([`exchange`]), or
+//! inserts them past a hole that a guard fills if a comparison panics
+//! ([`insertion_sort_from`]), so the slice is a permutation whenever a comparison can unwind. The stable sort
 //! copies elements bitwise between the slice and a scratch buffer that never owns anything (it
 //! is never dropped element by element); its invariant, argued at [`sort_into`], is that
 //! whenever a comparison can panic, the slice's region being sorted holds a permutation of its
@@ -283,7 +284,8 @@ where
 /// `into_buf`, else in `v`.
 ///
 /// Invariant on unwind (as [`sort_into`] needs): `v[..len]` holds each of its elements once.
-/// Finding the runs only swaps within `v`. A pass from `v` into `buf` leaves `v` as it was. A
+/// Finding the runs only permutes `v` (swaps, and insertions whose guard writes the held
+/// element back if a comparison panics). A pass from `v` into `buf` leaves `v` as it was. A
 /// pass from `buf` into `v` merges region by region: the regions before the one that panicked
 /// are complete, [`merge`]'s guard completes that one, and the regions after it still hold, in
 /// `v`, the elements they held before the pass into `buf` (each region of a pass holds the
@@ -351,7 +353,8 @@ const MAX_RUNS: usize = SORT_LEAF / MIN_RUN + 1;
 /// merge levels, where fixed runs of insertion would sort every stretch again; on shuffled
 /// input the runs are short and the cost is insertion's, on runs of [`MIN_RUN`] rather than
 /// longer ones (an insertion costs about as many comparisons as its run's length).
-/// Only swaps elements, so `v` is a permutation of its elements at every instant.
+/// Only permutes `v` ([`insertion_sort_from`]'s guard included), so `v` holds each of its
+/// elements once whenever a comparison runs.
 fn find_runs<T, F>(v: &mut [T], ends: &mut [usize; MAX_RUNS], compare: &F) -> usize
 where
     F: Fn(&T, &T) -> Ordering,
@@ -387,8 +390,7 @@ where
     runs
 }
 
-/// Sorts `v` stably by insertion, one swap of neighbours at a time (so `v` is a permutation of
-/// its elements at every instant, also when `compare` panics).
+/// Sorts `v` stably by insertion (see [`insertion_sort_from`]).
 fn insertion_sort<T, F>(v: &mut [T], compare: &F)
 where
     F: Fn(&T, &T) -> Ordering,
@@ -396,16 +398,56 @@ where
     insertion_sort_from(v, 1, compare);
 }
 
-/// [`insertion_sort`] of `v` whose first `sorted` elements are already in order.
+/// [`insertion_sort`] of `v` whose first `sorted` elements are already in order. Each element
+/// out of place is held aside while the larger ones before it move up one place each, and then
+/// written into the hole they leave: one copy per place moved, where a swap of neighbours
+/// costs three, which counts for large elements. If a comparison panics, a guard writes the
+/// held element into the hole first, so `v` holds each of its elements once whenever a
+/// comparison runs, as with swaps.
 fn insertion_sort_from<T, F>(v: &mut [T], sorted: usize, compare: &F)
 where
     F: Fn(&T, &T) -> Ordering,
 {
-    for i in sorted.max(1)..v.len() {
-        let mut j = i;
-        while j > 0 && compare(&v[j], &v[j - 1]) == Ordering::Less {
-            v.swap(j, j - 1);
-            j -= 1;
+    /// The element held aside and the hole it goes into, written when dropped (also when a
+    /// comparison unwinds).
+    struct Hole<T> {
+        held: std::mem::ManuallyDrop<T>,
+        dst: *mut T,
+    }
+    impl<T> Drop for Hole<T> {
+        fn drop(&mut self) {
+            // SAFETY: `dst` is the one place of the slice whose element was moved out (a copy
+            // of it sits one place up, or `held` came from there), so writing `held` into it
+            // makes the slice hold each element once again.
+            unsafe { ptr::copy_nonoverlapping(&*self.held, self.dst, 1) };
+        }
+    }
+    let len = v.len();
+    let base = v.as_mut_ptr();
+    for i in sorted.max(1)..len {
+        // SAFETY: `i` and every `j < i` below are in bounds, and the slice is only reached
+        // through `base` here. `v[i]` is read into `held` and its place filled from `i - 1`;
+        // from then on exactly one place, `hole.dst`, holds a stale copy, which each step
+        // fills from the place below it (moving the hole down) and which the guard fills with
+        // `held` at the end or on a panic. Comparisons read `held` and places below the hole,
+        // none of which is stale.
+        unsafe {
+            if compare(&*base.add(i), &*base.add(i - 1)) != Ordering::Less {
+                continue;
+            }
+            let mut hole = Hole {
+                held: std::mem::ManuallyDrop::new(ptr::read(base.add(i))),
+                dst: base.add(i - 1),
+            };
+            ptr::copy_nonoverlapping(hole.dst, base.add(i), 1);
+            for j in (0..i - 1).rev() {
+                let below = base.add(j);
+                if compare(&hole.held, &*below) != Ordering::Less {
+                    break;
+                }
+                ptr::copy_nonoverlapping(below, hole.dst, 1);
+                hole.dst = below;
+            }
         }
     }
 }
