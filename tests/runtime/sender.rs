@@ -7,6 +7,25 @@ use hypersteal::{Policy, Topology};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+/// Runs fib(n), a join at every call, on `pool` until some task has been placed, checking
+/// every result; gives up after ten seconds (the assertions after it then fail). A decision
+/// waits for a hungry worker: while nobody is hungry a busy worker runs its joins in place and
+/// its heartbeat pauses (`src/worker/in_place.rs`), and an idle worker counts as hungry only
+/// after its first search rounds. On a machine busier than the pool (more threads than cores)
+/// the idle workers may get no CPU time for those rounds during a short run, which then places
+/// nothing (seen with `gradient` beside four busy processes on two cores: no placement in 20
+/// runs in a row); the pause between runs lets them reach their linger.
+fn fib_until_placed(pool: &hypersteal::ThreadPool, n: u64, what: &str) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        assert_eq!(pool.install(|| fib(n)), fib_iter(n), "{what}");
+        if pool.stats().total().placed_out > 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 #[test]
 fn acwn_never_moves_a_task_further_than_the_diameter() {
     for topology in Topology::ALL {
@@ -16,7 +35,7 @@ fn acwn_never_moves_a_task_further_than_the_diameter() {
                 topology,
                 workers,
             );
-            assert_eq!(pool.install(|| fib(22)), fib_iter(22));
+            fib_until_placed(&pool, 22, &format!("{topology} {workers}"));
             let stats = pool.stats().total();
             let d = pool.graph().diameter() as u64;
             assert!(
@@ -38,7 +57,7 @@ fn placements_are_received_exactly_once() {
     for policy in ["acwn", "gradient:interval=1", "random-alloc"] {
         let policy: Policy = policy.parse().unwrap();
         let pool = pool(policy, Topology::Hypercube, 4);
-        pool.install(|| fib(20));
+        fib_until_placed(&pool, 20, &policy.to_string());
         let total = pool.stats().total();
         // A placed task either arrives or is taken back by its waiting creator before it does.
         assert!(total.placed_in <= total.placed_out, "{policy}: {total:?}");
