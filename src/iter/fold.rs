@@ -62,13 +62,10 @@ where
 /// driver's loop, the compiler split a large accumulator between registers and memory and
 /// stored part of it back in 8-byte halves before every call of the fold closure; a `HashMap`
 /// accumulator's hasher keys (48 bytes in all), stored that way, were then read back whole by
-/// the next hash, a load the processor cannot forward from the two stores (rayon-demo's
-/// `i_mod_10_to_i::with_fold` took 2.1 times rayon's time at 1 worker; `perf record` put a
-/// quarter of the hash function's samples on that one load, and none in rayon's copy of the
-/// same function). Out of line the accumulator stays in memory and is copied whole. A small
-/// one is better left where the compiler can keep it in registers: a `Vec` (24 bytes) that
-/// each item is pushed onto took 1.75 times rayon's time out of line (`vec_i::with_fold`, 2
-/// workers) against 0.99 inline.
+/// the next hash, a load the processor cannot forward from the two stores, which `perf
+/// annotate` showed as the hash function's costliest instruction. Out of line the accumulator
+/// stays in memory and is copied whole. A small one is better left where the compiler can keep it in registers: a
+/// `Vec` pushed onto per item was markedly slower out of line.
 #[inline]
 pub(crate) fn fold_until_full<T, A>(
     iter: impl Iterator<Item = T>,

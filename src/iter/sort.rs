@@ -21,7 +21,7 @@
 //! element exactly once (in some order), and nothing may be dropped twice. The unstable sort
 //! swaps elements, moves them in cycles during which no comparison runs ([`exchange`]), or
 //! inserts them past a hole that a guard fills if a comparison panics
-//! ([`insertion_sort_from`]), so the slice is a permutation whenever a comparison can unwind. The stable sort
+//! ([`insert_tail`]), so the slice is a permutation whenever a comparison can unwind. The stable sort
 //! copies elements bitwise between the slice and a scratch buffer that never owns anything (it
 //! is never dropped element by element); its invariant, argued at [`sort_into`], is that
 //! whenever a comparison can panic, the slice's region being sorted holds a permutation of its
@@ -203,8 +203,8 @@ fn swap_mirrored<T: Send>(a: &mut [T], b: &mut [T]) {
 
 /// Input sorted but for a few elements (a swapped pair, an element appended to a sorted
 /// slice): walks `v` once, and each time an element is less than its predecessor, moves it
-/// left by swaps of neighbours to where it belongs, as insertion sort does (stable: it passes
-/// only elements greater than itself). Gives up, returning `false`, at the
+/// left to where it belongs, as insertion sort does ([`insert_tail`]; stable: it passes only
+/// elements greater than itself). Gives up, returning `false`, at the
 /// `MAX_FIXES + 1`-th such element; `v` is then still a permutation of itself, only partly
 /// tidied, and the caller sorts it. On shuffled input the first inversions come within the
 /// first few elements, so giving up costs a handful of comparisons; on sorted input with up to
@@ -222,11 +222,7 @@ where
             return false;
         }
         fixes += 1;
-        let mut j = i;
-        while j > 0 && compare(&v[j], &v[j - 1]) == Ordering::Less {
-            v.swap(j, j - 1);
-            j -= 1;
-        }
+        insert_tail(v, i, compare);
     }
     true
 }
@@ -353,7 +349,7 @@ const MAX_RUNS: usize = SORT_LEAF / MIN_RUN + 1;
 /// merge levels, where fixed runs of insertion would sort every stretch again; on shuffled
 /// input the runs are short and the cost is insertion's, on runs of [`MIN_RUN`] rather than
 /// longer ones (an insertion costs about as many comparisons as its run's length).
-/// Only permutes `v` ([`insertion_sort_from`]'s guard included), so `v` holds each of its
+/// Only permutes `v` ([`insert_tail`]'s guard included), so `v` holds each of its
 /// elements once whenever a comparison runs.
 fn find_runs<T, F>(v: &mut [T], ends: &mut [usize; MAX_RUNS], compare: &F) -> usize
 where
@@ -390,7 +386,7 @@ where
     runs
 }
 
-/// Sorts `v` stably by insertion (see [`insertion_sort_from`]).
+/// Sorts `v` stably by insertion ([`insert_tail`]).
 fn insertion_sort<T, F>(v: &mut [T], compare: &F)
 where
     F: Fn(&T, &T) -> Ordering,
@@ -398,13 +394,25 @@ where
     insertion_sort_from(v, 1, compare);
 }
 
-/// [`insertion_sort`] of `v` whose first `sorted` elements are already in order. Each element
-/// out of place is held aside while the larger ones before it move up one place each, and then
-/// written into the hole they leave: one copy per place moved, where a swap of neighbours
-/// costs three, which counts for large elements. If a comparison panics, a guard writes the
-/// held element into the hole first, so `v` holds each of its elements once whenever a
-/// comparison runs, as with swaps.
+/// [`insertion_sort`] of `v` whose first `sorted` elements are already in order.
 fn insertion_sort_from<T, F>(v: &mut [T], sorted: usize, compare: &F)
+where
+    F: Fn(&T, &T) -> Ordering,
+{
+    for i in sorted.max(1)..v.len() {
+        if compare(&v[i], &v[i - 1]) == Ordering::Less {
+            insert_tail(v, i, compare);
+        }
+    }
+}
+
+/// Moves `v[i]`, which the caller found less than `v[i - 1]`, left into the sorted `v[..i]`,
+/// past the elements greater than it (stable). It is held aside while those move up one place
+/// each, and then written into the hole they leave: one copy per place moved, where a swap of
+/// neighbours costs three, which counts for large elements. If a comparison panics, a guard
+/// writes the held element into the hole first, so `v` holds each of its elements once
+/// whenever a comparison runs, as with swaps.
+fn insert_tail<T, F>(v: &mut [T], i: usize, compare: &F)
 where
     F: Fn(&T, &T) -> Ordering,
 {
@@ -422,32 +430,27 @@ where
             unsafe { ptr::copy_nonoverlapping(&*self.held, self.dst, 1) };
         }
     }
-    let len = v.len();
+    assert!(0 < i && i < v.len());
     let base = v.as_mut_ptr();
-    for i in sorted.max(1)..len {
-        // SAFETY: `i` and every `j < i` below are in bounds, and the slice is only reached
-        // through `base` here. `v[i]` is read into `held` and its place filled from `i - 1`;
-        // from then on exactly one place, `hole.dst`, holds a stale copy, which each step
-        // fills from the place below it (moving the hole down) and which the guard fills with
-        // `held` at the end or on a panic. Comparisons read `held` and places below the hole,
-        // none of which is stale.
-        unsafe {
-            if compare(&*base.add(i), &*base.add(i - 1)) != Ordering::Less {
-                continue;
+    // SAFETY: `i` and every `j < i` below are in bounds (checked above), and the slice is only
+    // reached through `base` here. `v[i]` is read into `held` and its place filled from
+    // `i - 1`; from then on exactly one place, `hole.dst`, holds a stale copy, which each step
+    // fills from the place below it (moving the hole down) and which the guard fills with
+    // `held` at the end or on a panic. Comparisons read `held` and places below the hole, none
+    // of which is stale.
+    unsafe {
+        let mut hole = Hole {
+            held: std::mem::ManuallyDrop::new(ptr::read(base.add(i))),
+            dst: base.add(i - 1),
+        };
+        ptr::copy_nonoverlapping(hole.dst, base.add(i), 1);
+        for j in (0..i - 1).rev() {
+            let below = base.add(j);
+            if compare(&hole.held, &*below) != Ordering::Less {
+                break;
             }
-            let mut hole = Hole {
-                held: std::mem::ManuallyDrop::new(ptr::read(base.add(i))),
-                dst: base.add(i - 1),
-            };
-            ptr::copy_nonoverlapping(hole.dst, base.add(i), 1);
-            for j in (0..i - 1).rev() {
-                let below = base.add(j);
-                if compare(&hole.held, &*below) != Ordering::Less {
-                    break;
-                }
-                ptr::copy_nonoverlapping(below, hole.dst, 1);
-                hole.dst = below;
-            }
+            ptr::copy_nonoverlapping(below, hole.dst, 1);
+            hole.dst = below;
         }
     }
 }
@@ -845,9 +848,8 @@ const NINTHER: usize = 128;
 
 /// The index of the pivot: the median of the elements at a quarter, a half and three quarters
 /// of `v`, or from [`NINTHER`] elements on, the median of the medians of those three and their
-/// neighbours (Tukey's ninther). The better pivot splits closer to the middle, which saves more
-/// comparisons in the partitions than its nine cost: 50,000 shuffled `u64`s took 6% fewer
-/// comparisons in all with it (counted by the comparator, `par_sort_unstable_by`).
+/// neighbours (Tukey's ninther). The better pivot splits closer to the middle, which on large
+/// slices saves more comparisons in the partitions than its nine cost.
 fn choose_pivot<T, F>(v: &[T], compare: &F) -> usize
 where
     F: Fn(&T, &T) -> Ordering,

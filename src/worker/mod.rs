@@ -542,8 +542,8 @@ impl WorkerThread {
     /// Without this, the entry stayed on the stack as a husk after the frame took `b` back
     /// through its ticket: the `join`'s in-place test counts the stack, so husks let a taken-back
     /// task of any size run wholly in place, and the allocating phase kept deciding the husks
-    /// and the small tasks above them (fine-grained fib at 2 workers under `acwn`: tasks of 1 to
-    /// 3 ms run in place on three husks while the other worker starved).
+    /// and the small tasks above them while a hungry worker starved (fine-grained fib at 2
+    /// workers under `acwn`).
     #[cold]
     #[inline(never)]
     pub(crate) fn take_back_exposed(&self, ticket: &Ticket) -> bool {

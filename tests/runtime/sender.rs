@@ -13,8 +13,8 @@ use std::time::Duration;
 /// its heartbeat pauses (`src/worker/in_place.rs`), and an idle worker counts as hungry only
 /// after its first search rounds. On a machine busier than the pool (more threads than cores)
 /// the idle workers may get no CPU time for those rounds during a short run, which then places
-/// nothing (seen with `gradient` beside four busy processes on two cores: no placement in 20
-/// runs in a row); the pause between runs lets them reach their linger.
+/// nothing, run after run (seen with `gradient` beside busy processes on two cores); the pause
+/// between runs lets them reach their linger.
 fn fib_until_placed(pool: &hypersteal::ThreadPool, n: u64, what: &str) {
     let start = std::time::Instant::now();
     while start.elapsed() < Duration::from_secs(10) {
