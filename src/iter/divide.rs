@@ -3,7 +3,7 @@
 //!
 //! A source hands the driver one [`Divisible`] piece. The driver halves it recursively with
 //! [`crate::join`] under the same split budget as the adaptive schedule of indexed loops (about
-//! two pieces per worker, refilled when a half is stolen), folds each leaf with the consumer and
+//! eight pieces per worker, refilled when a half is stolen), folds each leaf with the consumer and
 //! combines the partial results left before right, so the items keep their order.
 //!
 //! A leaf is not always short: the budget bounds how often a piece is halved, not how many

@@ -3,9 +3,11 @@
 //! Every loop first moves onto a worker of the current pool (the global pool outside any), then:
 //!
 //! * **adaptive** halves the producer recursively with [`crate::join`]. A piece may split a few
-//!   levels deep (about two pieces per worker); a piece that runs on another worker than the one
+//!   levels deep (about eight pieces per worker); a piece that runs on another worker than the one
 //!   that split it was stolen, which shows that someone is idle, so its split budget is refilled.
-//!   Partial results are combined on the way back up, in index order.
+//!   Partial results are combined on the way back up, in index order. A loop inside a piece
+//!   of another splits once; a long one that starts while every worker is busy runs in growing
+//!   chunks instead and halves what is left when a worker turns idle (`Loop::on_demand`).
 //! * **counter based** schedules start one participant per worker (the caller plus `P - 1`
 //!   scope tasks). A participant repeatedly locks the dispenser, takes the next chunk off the
 //!   front of the remaining producer (the chunk size comes from the schedule's [`Chunker`]), and
@@ -58,7 +60,14 @@ where
                 refill: initial_splits(1),
                 alone: true,
             };
-            return ctx.adaptive(producer, 0, len, ctx.refill, 0);
+            // Inside a piece of an outer loop nothing is gained by halves that run one after
+            // the other anyway: the inner loop is one piece.
+            let splits = if IN_PIECE.with(|d| d.get()) > 0 {
+                0
+            } else {
+                ctx.refill
+            };
+            return ctx.adaptive(producer, 0, len, splits, 0);
         }
     }
     in_worker(|worker, _| {
@@ -77,18 +86,23 @@ where
         if len < ctx.min_len.saturating_mul(2) {
             return ctx.leaf(producer, 0, len, worker.index);
         }
+        if schedule != Schedule::Adaptive {
+            return ctx.self_scheduled(producer, schedule, worker);
+        }
+        if IN_PIECE.with(|d| d.get()) == 0 {
+            return ctx.adaptive(producer, 0, len, ctx.refill, worker.index);
+        }
         // A loop inside a piece of another (a `flat_map`'s inner loops, a loop in a `for_each`
-        // body) already runs beside that loop's other pieces: it splits once, and further only
-        // where a half is stolen (which refills the budget), instead of into a full set of
-        // pieces that nobody may be idle to take.
-        let splits = if IN_PIECE.with(|d| d.get()) > 0 {
-            1
+        // body) already runs beside that loop's other pieces. A short one splits once, and
+        // further only where a half is stolen (which refills the budget), instead of into a
+        // full set of pieces that nobody may be idle to take. A long one that starts while
+        // every worker is busy runs whole, in growing chunks, and splits what is left when a
+        // worker turns idle meanwhile (`Loop::on_demand`): its halves would be leaves without
+        // poll points, and a worker that frees up could not get a share of them.
+        if len >= LONG_INNER && !worker.wants_split() {
+            ctx.on_demand(producer, 0, len, worker.index)
         } else {
-            ctx.refill
-        };
-        match schedule {
-            Schedule::Adaptive => ctx.adaptive(producer, 0, len, splits, worker.index),
-            _ => ctx.self_scheduled(producer, schedule, worker),
+            ctx.adaptive(producer, 0, len, 1, worker.index)
         }
     })
 }
@@ -221,6 +235,75 @@ impl<C> Loop<'_, C> {
         self.consumer.reduce(a, b)
     }
 
+    /// Runs the piece covering positions `start..start + range` as chunks, the first as long
+    /// as the loop's shortest piece (one item unless `with_min_len` says more), then twice as
+    /// long while a chunk takes less than [`CHUNK_NS`] (never longer than `with_max_len`).
+    /// Between chunks comes a poll point, and when a worker is idle with nothing queued here
+    /// to take instead ([`WorkerThread::wants_split`]), what is left is halved through a
+    /// `join`: this worker goes on with the first half the same way, and a thief that takes
+    /// the second splits it as a fresh loop. The chunks' results are combined in order; a
+    /// panic in a chunk skips the rest of the piece, as in any piece. A loop during which
+    /// nobody turns idle thus costs a chunk boundary (a clock reading, a poll point, a
+    /// `reduce`) per [`CHUNK_NS`] of work once its chunks have grown, and one during which
+    /// somebody does is shared within a chunk's time.
+    #[inline(never)]
+    fn on_demand<P>(&self, producer: P, start: usize, range: usize, owner: usize) -> C::Result
+    where
+        P: Producer,
+        C: Consumer<P::Item>,
+    {
+        let mut rest = producer;
+        let (mut start, mut range) = (start, range);
+        let mut result = self.consumer.identity();
+        let mut chunk = self.min_len;
+        loop {
+            if self
+                .consumer
+                .full_placed(Place::of(start, range, self.total), Token(()))
+            {
+                return result;
+            }
+            let len = rest.len();
+            // What is left is one piece (or, past the maximum, as few as that allows) when a
+            // chunk would leave a tail shorter than the loop's minimum piece.
+            if len < chunk.saturating_add(self.min_len) {
+                let last = self.adaptive(rest, start, range, 0, owner);
+                return self.consumer.reduce(result, last);
+            }
+            if split_wanted() {
+                let mid = len / 2;
+                let left_range = mid.min(range);
+                let (left, right) = rest.split_at(mid);
+                let (a, b) = crate::join::join_erased(
+                    || self.on_demand(left, start, left_range, owner),
+                    || {
+                        let (start, range) = (start + left_range, range - left_range);
+                        let runner = current_worker(owner);
+                        // Stolen: split as finely as a fresh loop, as `adaptive` does.
+                        if runner != owner {
+                            self.adaptive(right, start, range, self.refill, runner)
+                        } else {
+                            self.on_demand(right, start, range, owner)
+                        }
+                    },
+                );
+                return self.consumer.reduce(result, self.consumer.reduce(a, b));
+            }
+            let chunk_range = chunk.min(range);
+            let (head, tail) = rest.split_at(chunk);
+            let began = Instant::now();
+            let done = self.leaf(head, start, chunk_range, owner);
+            result = self.consumer.reduce(result, done);
+            if began.elapsed().as_nanos() < u128::from(CHUNK_NS) {
+                chunk = chunk.saturating_mul(2).min(self.max_len);
+            }
+            rest = tail;
+            start += chunk_range;
+            range -= chunk_range;
+            poll_point();
+        }
+    }
+
     fn self_scheduled<P>(&self, producer: P, schedule: Schedule, worker: &WorkerThread) -> C::Result
     where
         P: Producer,
@@ -332,6 +415,15 @@ impl<C> Loop<'_, C> {
             .unwrap_or_else(|| self.consumer.identity())
     }
 }
+
+/// The length from which an inner loop that starts while every worker is busy runs in chunks
+/// (`Loop::on_demand`) rather than as two halves: long enough that the chunk boundaries cost
+/// nothing measurable against the items.
+const LONG_INNER: usize = 1 << 14;
+
+/// The time an inner loop's chunk should take at most before its size stops doubling
+/// (`Loop::on_demand`): a worker that turns idle waits about this long for a share.
+const CHUNK_NS: u64 = 20_000;
 
 /// Every chunk of a self-scheduled loop is a poll point (`src/worker/mod.rs`): a participant that
 /// holds private tasks answers requests and promotes work between chunks.

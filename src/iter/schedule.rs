@@ -96,7 +96,7 @@ impl Schedule {
     }
 }
 
-/// The halving depth a fresh (or freshly stolen) adaptive piece may still split: about two
+/// The halving depth a fresh (or freshly stolen) adaptive piece may still split: about eight
 /// pieces per worker when nothing is stolen.
 pub(crate) fn initial_splits(workers: usize) -> u32 {
     workers.next_power_of_two().trailing_zeros() + 3

@@ -304,19 +304,29 @@ fn extreme_piece_lengths_are_accepted_and_respected() {
                 for max in [0usize, 1, 1000, usize::MAX] {
                     let lo = min.clamp(1, n);
                     let hi = max.max(lo.saturating_add(lo - 1));
-                    let sizes: Vec<usize> = (0..n)
-                        .into_par_iter()
-                        .with_min_len(min)
-                        .with_max_len(max)
-                        .fold(|| 0usize, |c, _| c + 1)
-                        .collect();
-                    assert_eq!(sizes.iter().sum::<usize>(), n, "{min} {max} {ctx}");
-                    // Pieces are at least `min` long (unless the loop is shorter) and at most
-                    // `max` unless `min` forces longer ones.
-                    assert!(
-                        sizes.iter().all(|&c| c >= lo && c <= hi),
-                        "{min} {max} {ctx}: {sizes:?}"
-                    );
+                    let pieces = || -> Vec<usize> {
+                        (0..n)
+                            .into_par_iter()
+                            .with_min_len(min)
+                            .with_max_len(max)
+                            .fold(|| 0usize, |c, _| c + 1)
+                            .collect()
+                    };
+                    // At the top, and as the inner loops of an outer one (which run in
+                    // chunks when they start while every worker is busy).
+                    let nested: Vec<Vec<usize>> =
+                        (0..3).into_par_iter().map(|_| pieces()).collect();
+                    for (sizes, place) in std::iter::once((pieces(), "top"))
+                        .chain(nested.into_iter().map(|s| (s, "inner")))
+                    {
+                        assert_eq!(sizes.iter().sum::<usize>(), n, "{min} {max} {place} {ctx}");
+                        // Pieces are at least `min` long (unless the loop is shorter) and at
+                        // most `max` unless `min` forces longer ones.
+                        assert!(
+                            sizes.iter().all(|&c| c >= lo && c <= hi),
+                            "{min} {max} {place} {ctx}: {sizes:?}"
+                        );
+                    }
                 }
             }
         })

@@ -231,3 +231,73 @@ fn extreme_accepted_parameters_still_idle_at_no_cpu() {
         .collect();
     come_to_rest(&pools, "xtrm", std::time::Duration::from_secs(10));
 }
+
+/// An inner loop that starts while every worker is busy is shared with a worker that frees up
+/// while it runs, even late: it runs in chunks and halves what is left at a chunk boundary once
+/// a worker is idle. (Cut into two halves at its start, it would be out of reach once its
+/// worker has begun the second half, which has no poll points.) In each attempt outer item 1
+/// holds the second worker until three quarters of item 0's inner loop are done (item 0 starts
+/// its loop only once item 1 has started), then returns; item 0's inner loop counts the items
+/// run on another thread than its own. Attempts repeat for at most ten seconds, in case the
+/// second worker never got item 1.
+#[test]
+fn a_long_inner_loop_is_shared_with_a_worker_that_frees_up() {
+    use hypersteal::prelude::*;
+    use std::sync::atomic::AtomicBool;
+    use std::time::{Duration, Instant};
+    const N: u64 = 1 << 20;
+    let item = |i: u64| (0..8).fold(i, |x, _| std::hint::black_box(x.wrapping_mul(3)) + 1) % 7;
+    let expected: u64 = (0..N).map(item).sum();
+    let pool = pool(Policy::default(), Topology::Hypercube, 2);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let started = AtomicBool::new(false);
+        let done = AtomicUsize::new(0);
+        let elsewhere = AtomicUsize::new(0);
+        let sum: u64 = pool.install(|| {
+            (0..2usize)
+                .into_par_iter()
+                .map(|outer| {
+                    let waiting = Instant::now();
+                    if outer == 1 {
+                        started.store(true, Ordering::SeqCst);
+                        while done.load(Ordering::Relaxed) < (N as usize) / 4 * 3
+                            && waiting.elapsed() < Duration::from_secs(2)
+                        {
+                            std::thread::yield_now();
+                        }
+                        return 0;
+                    }
+                    while !started.load(Ordering::SeqCst)
+                        && waiting.elapsed() < Duration::from_secs(1)
+                    {
+                        std::hint::spin_loop();
+                    }
+                    let me = hypersteal::current_thread_index();
+                    (0..N)
+                        .into_par_iter()
+                        .map(|i| {
+                            if hypersteal::current_thread_index() == me {
+                                done.fetch_add(1, Ordering::Relaxed);
+                            } else {
+                                elsewhere.fetch_add(1, Ordering::Relaxed);
+                            }
+                            item(i)
+                        })
+                        .sum::<u64>()
+                })
+                .sum()
+        });
+        assert_eq!(sum, expected);
+        if elsewhere.load(Ordering::Relaxed) > 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "in {attempts} attempts, no item of the inner loop ran on the worker that freed up"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
