@@ -64,8 +64,8 @@ where
 /// accumulator's hasher keys (48 bytes in all), stored that way, were then read back whole by
 /// the next hash, a load the processor cannot forward from the two stores, which `perf
 /// annotate` showed as the hash function's costliest instruction. Out of line the accumulator
-/// stays in memory and is copied whole. A small one is better left where the compiler can keep it in registers: a
-/// `Vec` pushed onto per item was markedly slower out of line.
+/// stays in memory and is copied whole. A small one is better left where the compiler can
+/// keep it in registers: a `Vec` pushed onto per item was markedly slower out of line.
 ///
 /// Inline, a piece whose iterator knows its exact length (a range or slice, mapped or
 /// chained) is folded by a plain loop over the iterator it owns; any other (`filter`,
@@ -74,7 +74,7 @@ where
 /// `try_fold` borrows the iterator: in some builds the compiler then kept a `Vec` or
 /// `LinkedList` accumulator and the range's position in memory, copying them on every item
 /// (`perf annotate` of a `map(..).fold(Vec::new, push)` loop). The plain loop keeps both in
-/// registers.
+/// registers (the same loop as [`fold_out_of_line`]'s, written out inline).
 #[inline]
 pub(crate) fn fold_until_full<T, A>(
     iter: impl Iterator<Item = T>,
