@@ -728,21 +728,31 @@ fn partition_by<T>(v: &mut [T], pivot: &T, goes_first: impl Fn(&T, &T) -> bool) 
 /// Elements examined at a time from each end by [`block_partition`]; their offsets fit a `u8`.
 const BLOCK: usize = 128;
 
-/// Moves the elements of `v` for which `goes_first(x, pivot)` holds to the front and returns
-/// how many there are and whether any had to move, as [`partition_by`] does, with fewer moves
-/// and no branch on the answers while comparing: it takes a block of [`BLOCK`] elements from
-/// each end, notes (without branching) the offsets of the misplaced ones, those of the front
-/// block that do not go first and those of the back block that do, and exchanges them
-/// ([`exchange`]); a block all of whose
-/// misplaced elements have been swapped away is done, and the next one from that end is
-/// examined. Fewer than two blocks' worth in the middle are left to [`partition_by`].
+/// Fewer elements than this left between the ends of a [`block_partition`] (with no block
+/// holding misplaced elements) are partitioned by [`partition_by`]: on a short stretch of
+/// shuffled input its single pass of swaps costs less than the blocks' bookkeeping. On longer
+/// stretches it would cost more, and in input nearly in order its rotations would scatter the
+/// elements that stay, which the levels below then pay for.
+const SHORT_PARTITION: usize = 64;
+
+/// Moves the elements of `v` for which `goes_first(x, pivot)` holds to the front; returns how
+/// many there are, and whether one of them had to move forward past an element that does not
+/// (`false`: `v` was already partitioned). It makes one comparison per element, with no branch
+/// on the answers, and moves only misplaced elements: it takes a block of up to [`BLOCK`]
+/// elements from each end, notes the offsets of the misplaced ones (those of the front block
+/// that do not go first, those of the back block that do), and exchanges them in pairs
+/// ([`exchange`]); a block all of whose misplaced elements have been exchanged is done, and
+/// the next one from that end is examined.
 ///
-/// Everything before `front` goes first and nothing from `back` on does; the two blocks
-/// `front..front + BLOCK` and `back - BLOCK..back` never overlap, since the loop runs only while
-/// two blocks fit between them. Only swaps and [`exchange`]'s cycles, in which no comparison
-/// runs, move elements, so `v` is a permutation of itself whenever `goes_first` is called (and
-/// if it panics), and the loop ends whatever it answers:
-/// every round finishes a block at one end at least.
+/// Everything before `front` goes first and nothing from `back` on does. While more than two
+/// blocks' worth lies between them, both blocks hold [`BLOCK`] elements and cannot overlap.
+/// The last round divides what is left exactly between the two blocks (a block still holding
+/// misplaced elements keeps its size, the other takes the rest), so the blocks meet; the
+/// misplaced elements left over in one of them are then moved to the end of that block that
+/// faces the other side, by swaps with the first elements that are on the wrong side of them.
+/// Only swaps and [`exchange`]'s cycles, in which no comparison runs, move elements, so `v` is
+/// a permutation of itself whenever `goes_first` is called (and if it panics), and the loop
+/// ends whatever it answers: every round but the last finishes a block at one end at least.
 fn block_partition<T>(
     v: &mut [T],
     pivot: &T,
@@ -758,26 +768,47 @@ fn block_partition<T>(
         back -= 1;
     }
     // Offsets of misplaced elements in the current front and back blocks; `*_done` of them
-    // have been swapped, `*_len` were found.
+    // have been exchanged, `*_len` were found.
     let mut front_offsets = [0u8; BLOCK];
     let mut back_offsets = [0u8; BLOCK];
     let (mut front_done, mut front_len) = (0, 0);
     let (mut back_done, mut back_len) = (0, 0);
     let mut moved = false;
-    while back - front >= 2 * BLOCK {
+    loop {
+        let width = back - front;
+        if width < SHORT_PARTITION && front_done == front_len && back_done == back_len {
+            let (first, moved_rest) = partition_by(&mut v[front..back], pivot, goes_first);
+            return (front + first, moved || moved_rest);
+        }
+        let last = width <= 2 * BLOCK;
+        let (mut front_size, mut back_size) = (BLOCK, BLOCK);
+        if last {
+            // A block with misplaced elements left was examined in an earlier round, at full
+            // size, and more than `BLOCK` elements remain (the previous round had more than
+            // `2 * BLOCK` and finished one block at most).
+            if front_done < front_len {
+                back_size = width - BLOCK;
+            } else if back_done < back_len {
+                front_size = width - BLOCK;
+            } else {
+                front_size = width / 2;
+                back_size = width - front_size;
+            }
+        }
         if front_done == front_len {
             front_done = 0;
             front_len = 0;
-            for (i, x) in v[front..front + BLOCK].iter().enumerate() {
-                front_offsets[front_len] = i as u8;
+            for (i, x) in v[front..front + front_size].iter().enumerate() {
+                // (`front_len <= i < BLOCK`: the remainder only spares a bounds check.)
+                front_offsets[front_len % BLOCK] = i as u8;
                 front_len += usize::from(!goes_first(x, pivot));
             }
         }
         if back_done == back_len {
             back_done = 0;
             back_len = 0;
-            for (i, x) in v[back - BLOCK..back].iter().rev().enumerate() {
-                back_offsets[back_len] = i as u8;
+            for (i, x) in v[back - back_size..back].iter().rev().enumerate() {
+                back_offsets[back_len % BLOCK] = i as u8;
                 back_len += usize::from(goes_first(x, pivot));
             }
         }
@@ -785,26 +816,49 @@ fn block_partition<T>(
         if pairs > 0 {
             let fronts = &front_offsets[front_done..front_done + pairs];
             let backs = &back_offsets[back_done..back_done + pairs];
-            // SAFETY: every index is inside `v`: `front + offset < front + BLOCK <= back` and
-            // `back - 1 - offset >= back - BLOCK >= front`; the front block's indices are all
-            // below the back block's (the blocks do not overlap), and the offsets within each
-            // block are distinct, so the `2 * pairs` positions are distinct.
+            // SAFETY: every index is inside `v`: `front + offset < front + front_size <= back`
+            // and `back - 1 - offset >= back - back_size >= front`; the front block's indices
+            // are all below the back block's (`front_size + back_size <= back - front`), and
+            // the offsets within each block are distinct, so the `2 * pairs` positions are
+            // distinct.
             unsafe { exchange(v.as_mut_ptr(), front, fronts, back - 1, backs) };
         }
         moved |= pairs > 0;
         front_done += pairs;
         back_done += pairs;
         if front_done == front_len {
-            front += BLOCK;
+            front += front_size;
         }
         if back_done == back_len {
-            back -= BLOCK;
+            back -= back_size;
+        }
+        if last {
+            break;
         }
     }
-    // A block still holding misplaced elements lies within `front..back` and is partitioned
-    // again with the rest.
-    let (first, moved_rest) = partition_by(&mut v[front..back], pivot, goes_first);
-    (front + first, moved || moved_rest)
+    // The two blocks of the last round covered `front..back` between them, and at most one of
+    // them still holds misplaced elements: `front..back` is now that block. Its misplaced
+    // elements go to the block's end that faces the other side, the one nearest that end
+    // first, each swapped with the element at the end: every element between it and that end
+    // is on its right side (misplaced ones there have been moved already), so the swap puts
+    // one element on each side, or none when the misplaced element is at the end already.
+    let block = front;
+    while front_done < front_len {
+        front_len -= 1;
+        let at = block + usize::from(front_offsets[front_len]);
+        back -= 1;
+        moved |= at != back;
+        v.swap(at, back);
+        front = back;
+    }
+    while back_done < back_len {
+        back_len -= 1;
+        let at = back - 1 - usize::from(back_offsets[back_len]);
+        moved |= at != front;
+        v.swap(at, front);
+        front += 1;
+    }
+    (front, moved)
 }
 
 /// Exchanges the misplaced elements of a front and a back block ([`block_partition`]): the
@@ -965,5 +1019,65 @@ where
     for end in (1..v.len()).rev() {
         v.swap(0, end);
         sift_down(&mut v[..end], 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::block_partition;
+
+    /// Every length from empty to a few blocks, shuffled, in order but for a swapped pair, in
+    /// order, and reversed, with few and many distinct values: the partition keeps the
+    /// elements, puts exactly those below the pivot first, and reports a move exactly when the
+    /// input was not partitioned already (then it leaves the input untouched).
+    #[test]
+    fn block_partition_splits_every_shape_and_length() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for len in 0..700u64 {
+            for shape in 0..8 {
+                let values = if shape % 2 == 0 { 4 } else { 10 * len + 1 };
+                let mut v: Vec<u64> = (0..len).map(|_| next() % values).collect();
+                match shape / 2 {
+                    0 => {}
+                    1 => {
+                        v.sort_unstable();
+                        if len > 1 {
+                            let (a, b) = ((next() % len) as usize, (next() % len) as usize);
+                            v.swap(a, b);
+                        }
+                    }
+                    2 => v.sort_unstable(),
+                    _ => v.sort_unstable_by(|a, b| b.cmp(a)),
+                }
+                let pivot = next() % values;
+                let before = v.clone();
+                let (first, moved) = block_partition(&mut v, &pivot, |x, p| x < p);
+                let below = before.iter().filter(|&&x| x < pivot).count();
+                assert_eq!(first, below, "len {len}, shape {shape}");
+                assert!(
+                    v[..first].iter().all(|&x| x < pivot),
+                    "len {len}, shape {shape}"
+                );
+                assert!(
+                    v[first..].iter().all(|&x| x >= pivot),
+                    "len {len}, shape {shape}"
+                );
+                let was_partitioned = before[..below].iter().all(|&x| x < pivot);
+                assert_eq!(moved, !was_partitioned, "len {len}, shape {shape}");
+                if !moved {
+                    assert_eq!(v, before, "len {len}, shape {shape}");
+                }
+                let (mut kept, mut given) = (v.clone(), before.clone());
+                kept.sort_unstable();
+                given.sort_unstable();
+                assert_eq!(kept, given, "len {len}, shape {shape}");
+            }
+        }
     }
 }
