@@ -4,7 +4,8 @@
 //!
 //! - [`WorkerThread::wait_stealing`] (receiver-initiated policies, and a pool of one): own
 //!   work, the injector, then the policy's requests; after [`SEARCH_ROUNDS`] fruitless rounds
-//!   and a quiet linger ([`QUIET_LINGER_NS`]: own work and the injector only), sleep.
+//!   and a quiet linger ([`QUIET_LINGER_NS`]: own work and the injector, other workers' public
+//!   deques only now and then), sleep.
 //! - [`WorkerThread::wait_placing`] (sender-initiated): placed tasks first (a task placed here
 //!   runs here, as the policy decided), own work, the injector; before sleeping, take back an
 //!   unstarted task the waiter waits for, then linger awake for about a heartbeat.
@@ -40,12 +41,21 @@ use std::time::Duration;
 /// finds it awake instead of waiting for a wake-up. Why no requests: with a linger that sent
 /// them, `cargo run --release --example compat -- 15` on the 2-core development VM measured
 /// `flat_map` with parallel inner loops at 2.3 times rayon's time, against 0.72 with this one.
-/// Nor does it look at other workers' public deques (where the busy worker promotes tasks for
-/// idle ones): with that, `flat_map` came to 1.6-2.4 times rayon's time (three runs of the same
-/// example, one of 15 rounds and two of 9). Public work pushed
-/// meanwhile (a spawn) is taken at the linger's end, within 50 µs, where a sleeping worker
-/// would first have to be woken.
+/// Other workers' public deques (where a busy worker promotes tasks for idle ones) it looks at
+/// only every [`QUIET_LOOK_NS`].
 const QUIET_LINGER_NS: u64 = 50_000;
+
+/// How often a worker in the quiet linger ([`QUIET_LINGER_NS`]) steals from the public deques
+/// its policy reaches. A request of its that was rejected (its peer had nothing yet) makes the
+/// peer promote a task at its next split, often a few microseconds later, while the worker
+/// already lingers: without a look it took that task only at the linger's end, some 40 µs into
+/// a call of a few hundred (seen in traces of a tree walk and of a sort called from outside a
+/// pool of two). Looking at every turn of the linger brings back what the quiet linger is for:
+/// `flat_map` with parallel inner loops of 10 items went from 0.61 to 1.07 of rayon's time
+/// (`cargo run --release --example compat -- 9`, 2-core development VM), the lingering worker
+/// taking the 5-item halves its busy peer then waits for; a look every 3 or 10 µs kept it at
+/// 0.60-0.61.
+const QUIET_LOOK_NS: u64 = 10_000;
 
 /// The longest a placing waiter lingers awake, yielding, before it sleeps (ns): one heartbeat,
 /// but never more than this, so that a long heartbeat does not keep idle workers busy.
@@ -246,6 +256,7 @@ impl WorkerThread {
         // Past a fruitless search, lingering for work from outside the pool only (see
         // `QUIET_LINGER_NS`).
         let mut quiet = false;
+        let mut looked = since;
         let rescue = Rescue::new(self);
         loop {
             if latch.probe() {
@@ -274,6 +285,14 @@ impl WorkerThread {
                 quiet = self.registry.linger_ns.is_none();
             }
             if quiet && self.lingers(since, Some(QUIET_LINGER_NS)) {
+                let now = self.registry.now_ns();
+                if now.saturating_sub(looked) >= QUIET_LOOK_NS {
+                    looked = now;
+                    // (`QUIET_LOOK_NS`.)
+                    if let Some(job) = self.steal_public() {
+                        return Found::Job(job);
+                    }
+                }
                 crate::sync::yield_now();
                 continue;
             }

@@ -58,7 +58,7 @@ impl WorkerThread {
 
     /// One pass over the public deques this worker's policy may steal from, starting after its
     /// own index so that yielders do not all hit worker 0.
-    fn steal_public(&self) -> Option<JobRef> {
+    pub(super) fn steal_public(&self) -> Option<JobRef> {
         let registry = &*self.registry;
         let steal = |victim: usize| loop {
             match registry.workers[victim].stealer.steal() {
