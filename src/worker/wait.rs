@@ -48,9 +48,10 @@ const QUIET_LINGER_NS: u64 = 50_000;
 /// How often a worker in the quiet linger ([`QUIET_LINGER_NS`]) steals from the public deques
 /// its policy reaches. A request of its that was rejected (its peer had nothing yet) makes the
 /// peer promote a task at its next split, often a few microseconds later, while the worker
-/// already lingers: without a look it took that task only at the linger's end, some 40 µs into
-/// a call of a few hundred (seen in traces of a tree walk and of a sort called from outside a
-/// pool of two). Looking at every turn of the linger brings back what the quiet linger is for:
+/// already lingers: without a look it took that task only at the linger's end, a large share
+/// of a call that lasts a few hundred microseconds (a tree walk or a sort of 50,000 elements
+/// called from outside a pool of two: the pool's trace shows the task promoted and taken).
+/// Looking at every turn of the linger brings back what the quiet linger is for:
 /// `flat_map` with parallel inner loops of 10 items went from 0.61 to 1.07 of rayon's time
 /// (`cargo run --release --example compat -- 9`, 2-core development VM), the lingering worker
 /// taking the 5-item halves its busy peer then waits for; a look every 3 or 10 µs kept it at
