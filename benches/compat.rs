@@ -1,6 +1,7 @@
 //! rayon's bread-and-butter calls, hypersteal against rayon with 2 workers each (default policy
 //! for hypersteal): `par_sort` and `par_sort_unstable` of 10^7 `u64`, `par_iter().map().sum()`
-//! over 10^7, `flat_map` and `flat_map_iter` of 10^6 items into 10 each, `collect` of 10^7,
+//! over 10^7, `flat_map` and `flat_map_iter` of 10^6 items into 10 each, a `find_any` over 10^7
+//! that succeeds at once (a call from outside that is nearly all hand-over), `collect` of 10^7,
 //! `par_bridge` of 10^6 cheap items and of 10^4 costly ones.
 //! `examples/compat.rs` runs the same kernels interleaved and prints the ratios in one table.
 
@@ -85,6 +86,12 @@ fn compat(c: &mut Criterion) {
     });
     g.bench_function("flat_map_iter/rayon", |b| {
         b.iter(|| theirs_pool.install(|| black_box(theirs::flat_map_iter(1_000_000))))
+    });
+    g.bench_function("find_at_start/hypersteal", |b| {
+        b.iter(|| ours_pool.install(|| black_box(ours::find_at_start(&values))))
+    });
+    g.bench_function("find_at_start/rayon", |b| {
+        b.iter(|| theirs_pool.install(|| black_box(theirs::find_at_start(&values))))
     });
     g.bench_function("collect/hypersteal", |b| {
         b.iter(|| ours_pool.install(|| black_box(ours::collect(&values))))

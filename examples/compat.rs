@@ -6,6 +6,8 @@
 //! - `par_iter().map(..).sum()` over 10^7 `u64`;
 //! - `flat_map` (parallel inner iterators) and `flat_map_iter` (sequential ones) of 10^6
 //!   items into 10 each, hashed and summed;
+//! - 1000 calls in a row of a `find_any` over 10^7 items that succeeds at the first one, from
+//!   outside the pool: the cost of handing a call to the pool and its result back;
 //! - `collect` of 10^7 mapped items into a `Vec`;
 //! - `par_bridge` of 10^6 items of one hash each (the participants contend for the iterator's
 //!   lock) and of 10^4 items of 1000 hashes each.
@@ -179,6 +181,19 @@ fn main() {
             "flat_map_iter 10^6 x 10",
             Box::new(move || ours_pool.install(|| ours::flat_map_iter(1_000_000))),
             Box::new(move || theirs_pool.install(|| theirs::flat_map_iter(1_000_000))),
+        ),
+        (
+            "10^3 calls of find_any, found at once",
+            Box::new(move || {
+                (0..1000)
+                    .map(|_| ours_pool.install(|| ours::find_at_start(values)))
+                    .sum()
+            }),
+            Box::new(move || {
+                (0..1000)
+                    .map(|_| theirs_pool.install(|| theirs::find_at_start(values)))
+                    .sum()
+            }),
         ),
         (
             "collect 10^7",

@@ -36,6 +36,16 @@ macro_rules! kernels {
                 values.par_iter().map(|&x| x.wrapping_mul(3)).collect()
             }
 
+            /// A search that succeeds at the first item: the call is nearly all hand-over, from
+            /// the calling thread to the pool and back (the caller is outside the pool).
+            pub fn find_at_start(values: &[u64]) -> u64 {
+                values
+                    .par_iter()
+                    .find_any(|&&x| x == values[0])
+                    .copied()
+                    .expect("the first value is there")
+            }
+
             /// `par_bridge` of `n` items of `work` hashes each: with little work per item the
             /// participants mostly contend for the iterator's lock.
             pub fn bridge(n: u64, work: u64) -> u64 {
