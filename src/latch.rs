@@ -118,7 +118,8 @@ impl Latch for SpinLatch<'_> {
 /// CPU went idle meanwhile, the time that CPU takes to come back, which on a virtual machine
 /// can be most of a short call. `cargo run --release --example compat -- 9` (2-core development
 /// VM): 1000 calls in a row of a `find_any` that succeeds at once took 18.3-18.7 ms blocking at
-/// once, 1.8-2.0 ms with this (rayon 12.1 ms); the other rows did not move. A longer call
+/// once, 1.8-2.0 ms with this (rayon 12.1 ms); the other rows stayed within their run-to-run
+/// spread. A longer call
 /// costs the caller this much CPU time more, spent yielding to anything else that can run.
 const OUTSIDE_SPIN: std::time::Duration = std::time::Duration::from_micros(20);
 

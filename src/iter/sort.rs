@@ -748,9 +748,11 @@ const SHORT_PARTITION: usize = 64;
 /// blocks' worth lies between them, both blocks hold [`BLOCK`] elements and cannot overlap.
 /// The last round divides what is left exactly between the two blocks (a block still holding
 /// misplaced elements keeps its size, the other takes the rest), so the blocks meet; the
-/// misplaced elements left over in one of them are then moved to the end of that block that
-/// faces the other side, by swaps with the first elements that are on the wrong side of them.
-/// Only swaps and [`exchange`]'s cycles, in which no comparison runs, move elements, so `v` is
+/// misplaced elements left over in one of them are then swapped, one by one, to that block's
+/// end that faces the other side. Elements already on their side at either end are passed over
+/// before the first round, and fewer than [`SHORT_PARTITION`] left between the ends (with no
+/// block holding misplaced elements) go to [`partition_by`]: an input already partitioned is
+/// left exactly as it was. Only swaps and [`exchange`]'s cycles, in which no comparison runs, move elements, so `v` is
 /// a permutation of itself whenever `goes_first` is called (and if it panics), and the loop
 /// ends whatever it answers: every round but the last finishes a block at one end at least.
 fn block_partition<T>(

@@ -55,7 +55,8 @@ const QUIET_LINGER_NS: u64 = 50_000;
 /// `flat_map` with parallel inner loops of 10 items went from 0.61 to 1.07 of rayon's time
 /// (`cargo run --release --example compat -- 9`, 2-core development VM), the lingering worker
 /// taking the 5-item halves its busy peer then waits for; a look every 3 or 10 µs kept it at
-/// 0.60-0.61.
+/// 0.51-0.65 (five runs), where it was without any look. What a look still costs: a small
+/// task near the end of a loop that the lingering worker takes and its peer then waits for.
 const QUIET_LOOK_NS: u64 = 10_000;
 
 /// The longest a placing waiter lingers awake, yielding, before it sleeps (ns): one heartbeat,
@@ -254,8 +255,8 @@ impl WorkerThread {
     fn search_stealing<L: Probe>(&self, latch: &L) -> Found {
         let mut rounds = 0;
         let mut since = self.registry.now_ns();
-        // Past a fruitless search, lingering for work from outside the pool only (see
-        // `QUIET_LINGER_NS`).
+        // Past a fruitless search, lingering for work from outside the pool and, now and then,
+        // other workers' public work (see `QUIET_LINGER_NS`).
         let mut quiet = false;
         let mut looked = since;
         let rescue = Rescue::new(self);
@@ -289,7 +290,7 @@ impl WorkerThread {
                 let now = self.registry.now_ns();
                 if now.saturating_sub(looked) >= QUIET_LOOK_NS {
                     looked = now;
-                    // (`QUIET_LOOK_NS`.)
+                    // A task promoted for this worker after its last request (`QUIET_LOOK_NS`).
                     if let Some(job) = self.steal_public() {
                         return Found::Job(job);
                     }
