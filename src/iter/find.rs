@@ -33,9 +33,10 @@ impl<'f, F> FindFirstConsumer<'f, F> {
         }
     }
 
-    /// Whether a match before `at` is known, so that nothing from `at` on can come first.
-    fn beaten(&self, at: u64) -> bool {
-        self.best.load(Ordering::Relaxed) < at
+    /// Whether a match before `at` is known (`best` is the consumer's), so that nothing from
+    /// `at` on can come first.
+    fn beaten(best: &AtomicU64, at: u64) -> bool {
+        best.load(Ordering::Relaxed) < at
     }
 }
 
@@ -53,22 +54,24 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindFirstConsumer<'_, F>
         mut iter: I,
         _: Token,
     ) -> Option<T> {
+        // Held in locals (see `FindAnyConsumer::consume`).
+        let (predicate, best) = (self.predicate, &self.best);
         loop {
             // Checked before the next item is produced, so that a piece after a match produces
             // nothing more (a `map` or `inspect` upstream does not run for it).
-            if self.beaten(place.lo) {
+            if Self::beaten(best, place.lo) {
                 return None;
             }
             let item = iter.next()?;
-            if (self.predicate)(&item) {
-                self.best.fetch_min(place.lo, Ordering::Relaxed);
+            if predicate(&item) {
+                best.fetch_min(place.lo, Ordering::Relaxed);
                 return Some(item);
             }
         }
     }
 
     fn full_placed(&self, place: Place, _: Token) -> bool {
-        self.beaten(place.lo)
+        Self::beaten(&self.best, place.lo)
     }
 
     fn reduce(&self, left: Option<T>, right: Option<T>) -> Option<T> {
@@ -95,9 +98,9 @@ impl<'f, F> FindLastConsumer<'f, F> {
         }
     }
 
-    /// Whether a match in a piece that starts after `at` is known.
-    fn beaten(&self, at: u64) -> bool {
-        self.best.load(Ordering::Relaxed) > at + 1
+    /// Whether a match in a piece that starts after `at` is known (`best` is the consumer's).
+    fn beaten(best: &AtomicU64, at: u64) -> bool {
+        best.load(Ordering::Relaxed) > at + 1
     }
 }
 
@@ -116,18 +119,20 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindLastConsumer<'_, F> 
         _: Token,
     ) -> Option<T> {
         let mut last = None;
+        // Held in locals (see `FindAnyConsumer::consume`).
+        let (predicate, best) = (self.predicate, &self.best);
         loop {
             // Checked before the next item is produced (as in `FindFirstConsumer`).
-            if self.beaten(place.lo) {
+            if Self::beaten(best, place.lo) {
                 // A later piece has a match: nothing here can come last.
                 return None;
             }
             let Some(item) = iter.next() else { break };
-            if (self.predicate)(&item) {
+            if predicate(&item) {
                 if last.is_none() {
                     // Published at once, so that earlier pieces stop while this one goes on
                     // looking for a later match of its own.
-                    self.best.fetch_max(place.lo + 1, Ordering::Relaxed);
+                    best.fetch_max(place.lo + 1, Ordering::Relaxed);
                 }
                 last = Some(item);
             }
@@ -137,7 +142,7 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindLastConsumer<'_, F> 
 
     fn full_placed(&self, place: Place, _: Token) -> bool {
         // Every piece inside `place` starts at or before `place.hi`.
-        self.beaten(place.hi)
+        Self::beaten(&self.best, place.hi)
     }
 
     fn reduce(&self, left: Option<T>, right: Option<T>) -> Option<T> {
