@@ -844,13 +844,14 @@ fn block_partition<T>(
     // first, each swapped with the element at the end: every element between it and that end
     // is on its right side (misplaced ones there have been moved already), so the swap puts
     // one element on each side, or none when the misplaced element is at the end already.
-    let block = front;
-    while front_done < front_len {
-        front_len -= 1;
-        let at = block + usize::from(front_offsets[front_len]);
-        back -= 1;
-        moved |= at != back;
-        v.swap(at, back);
+    if front_done < front_len {
+        while front_done < front_len {
+            front_len -= 1;
+            let at = front + usize::from(front_offsets[front_len]);
+            back -= 1;
+            moved |= at != back;
+            v.swap(at, back);
+        }
         front = back;
     }
     while back_done < back_len {

@@ -290,8 +290,14 @@ impl WorkerThread {
                 let now = self.registry.now_ns();
                 if now.saturating_sub(looked) >= QUIET_LOOK_NS {
                     looked = now;
-                    // A task promoted for this worker after its last request (`QUIET_LOOK_NS`).
-                    if let Some(job) = self.steal_public() {
+                    // A task promoted for this worker after its last request (`QUIET_LOOK_NS`),
+                    // counted and traced as a request that succeeded (`docs/stats.md`).
+                    if let Some((victim, job)) = self.steal_public() {
+                        let c = self.counters();
+                        bump(&c.requests, 1);
+                        bump(&c.requests_ok, 1);
+                        self.record(EventKind::RequestSent, victim as u32, 0);
+                        self.record(EventKind::Stolen, victim as u32, job.hops());
                         return Found::Job(job);
                     }
                 }

@@ -44,7 +44,7 @@ impl WorkerThread {
             .pop_own()
             .or_else(|| self.take_placed())
             .or_else(|| self.take_outside())
-            .or_else(|| self.steal_public());
+            .or_else(|| self.steal_public().map(|(_, job)| job));
         self.run_one(job)
     }
 
@@ -57,12 +57,12 @@ impl WorkerThread {
     }
 
     /// One pass over the public deques this worker's policy may steal from, starting after its
-    /// own index so that yielders do not all hit worker 0.
-    pub(super) fn steal_public(&self) -> Option<JobRef> {
+    /// own index so that yielders do not all hit worker 0; the task taken, and from whom.
+    pub(super) fn steal_public(&self) -> Option<(usize, JobRef)> {
         let registry = &*self.registry;
         let steal = |victim: usize| loop {
             match registry.workers[victim].stealer.steal() {
-                Steal::Success(job) => return Some(job),
+                Steal::Success(job) => return Some((victim, job)),
                 Steal::Empty => return None,
                 Steal::Retry => crate::sync::spin_hint(),
             }
