@@ -1,9 +1,11 @@
 //! The cost of a fine-grained `join`, side by side in one process: fib(n) with a join at every
-//! call under every policy, rayon and chili, at 1 and 2 workers.
+//! call under every policy, rayon and chili, at 1 and 2 workers (or the worker counts given).
 //!
 //! ```text
-//! cargo run --release --example joins [N] [ROUNDS]
+//! cargo run --release --example joins [N] [ROUNDS] [WORKERS]
 //! ```
+//!
+//! `WORKERS` is a comma-separated list of worker counts (`1,2,4,8,16`; default `1,2`).
 //!
 //! Every contender runs once per round, rounds interleaved (so a slow stretch of the machine
 //! hits all of them alike); the table shows each contender's median over the rounds, divided by
@@ -28,6 +30,18 @@ fn main() {
     let rounds: usize = args
         .get(1)
         .map_or(15, |s| s.parse().expect("ROUNDS: a number"));
+    let workers: Vec<usize> = match args.get(2) {
+        None => vec![1, 2],
+        Some(list) => list
+            .split(',')
+            .map(|w| match w.trim().parse::<usize>() {
+                Ok(k) if k >= 1 => k,
+                _ => panic!(
+                    "WORKERS: a comma-separated list of worker counts of 1 or more, got `{list}`"
+                ),
+            })
+            .collect(),
+    };
     let expected = fib_seq(n);
     let mut contenders: Vec<(String, Runner)> = vec![
         (
@@ -39,7 +53,7 @@ fn main() {
             Box::new(move || fib_join_floor(std::hint::black_box(n))),
         ),
     ];
-    for workers in [1usize, 2] {
+    for workers in workers {
         for policy in Policy::all() {
             let pool = ThreadPoolBuilder::new()
                 .num_threads(workers)

@@ -1,6 +1,6 @@
 //! The machine's layout read from recorded sysfs trees (`tests/fixtures/hardware/`, written by
-//! its `generate.py`; `vm-2cpu` recorded from the development VM) through the same code path as
-//! the live system, and the order the hardware placement lays workers in. In a binary of its
+//! its `generate.py`; `vm-2cpu` and `vm-epyc-2cpu` recorded from virtual machines) through the
+//! same code path as the live system, and the order the hardware placement lays workers in. In a binary of its
 //! own: its pinned pools expect every allowed CPU free, which other tests' pools could hold.
 
 use hypersteal::hardware::{CoreKind, Hardware};
@@ -40,6 +40,17 @@ fn the_development_vm_is_two_plain_cpus() {
     assert_eq!(hw.cpus().len(), 2);
     assert_eq!(hw.cores(), 2);
     assert!(!hw.restricted());
+    assert_eq!(hw.mapped_order(), vec![0, 1]);
+}
+
+#[test]
+fn a_recorded_epyc_vm_is_two_cores_sharing_one_l3() {
+    let hw = fixture("vm-epyc-2cpu");
+    assert_eq!((hw.cpus().len(), hw.cores()), (2, 2));
+    assert!(!hw.restricted());
+    let (a, b) = (cpu(&hw, 0), cpu(&hw, 1));
+    assert_eq!(a.l3, b.l3);
+    assert_ne!(a.l2, b.l2);
     assert_eq!(hw.mapped_order(), vec![0, 1]);
 }
 

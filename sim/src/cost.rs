@@ -47,6 +47,12 @@ pub struct CostModel {
     /// except in the iPSC/2 preset (Shu: 100 ms, "the period of load information exchanging").
     /// A policy's `interval` then counts exchanges.
     pub load_period: f64,
+    /// Receiver-initiated policies with [`Idle::Park`](crate::Idle::Park): the time a parked
+    /// processor takes to start asking again once a processor it may steal from has work
+    /// (the runtime's sleeping worker being woken and scheduled by the operating system). 0 in
+    /// every preset (the papers' processors poll and never sleep); a calibration of a real
+    /// machine measures it (`docs/simulator.md`, "Predicting the machine at hand").
+    pub t_wake: f64,
 }
 
 impl Default for CostModel {
@@ -68,6 +74,7 @@ impl Default for CostModel {
             t_task: 0.0,
             t_task_remote: 0.0,
             load_period: 0.0,
+            t_wake: 0.0,
         }
     }
 }
@@ -87,6 +94,7 @@ impl CostModel {
             t_task: 0.0,
             t_task_remote: 0.0,
             load_period: 0.0,
+            t_wake: 0.0,
         }
     }
 
@@ -118,6 +126,7 @@ impl CostModel {
             ("t_task", self.t_task),
             ("t_task_remote", self.t_task_remote),
             ("load_period", self.load_period),
+            ("t_wake", self.t_wake),
         ];
         for (name, v) in all {
             if !(0.0..=Self::MAX).contains(&v) {

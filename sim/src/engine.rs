@@ -568,7 +568,8 @@ impl<'a, T: TaskTree> Engine<'a, T> {
             if wake && self.procs[w].state == State::Parked {
                 self.parked.swap_remove(i);
                 self.procs[w].state = State::Asking;
-                self.queue.push(now, Ev::Retry(w));
+                // A parked processor starts asking after its wake-up (`CostModel::t_wake`).
+                self.queue.push(now + self.cost.t_wake, Ev::Retry(w));
             } else {
                 i += 1;
             }

@@ -419,6 +419,7 @@ impl CostModel {
             // model" (section 5; his Figures 7 and 8 put the best period between 50 and 150 ms).
             // The gradient model's best value is not given: both exchange every 100 ms.
             load_period: 100.0,
+            t_wake: 0.0,
         }
     }
 }

@@ -317,6 +317,39 @@ fn a_load_period_runs_the_standing_phase_at_most_once_per_period() {
 }
 
 #[test]
+fn a_parked_thief_starts_asking_only_after_its_wake_up() {
+    within(WATCHDOG_S, || {
+        // Two processors: the second finds nothing at the start (the root is running on the
+        // first), parks, and is woken when the root's children appear. Its wake-up delays every
+        // steal after a park, so the run ends later (by less than the wake-up: the first
+        // processor works on meanwhile); a wake-up of 0 is the model as it was.
+        let run = |t_wake: f64| {
+            let mut c = cfg("rp", Topology::Complete, 2, "fib:20:10");
+            c.cost.t_wake = t_wake;
+            simulate(&c).unwrap()
+        };
+        let (none, slow) = (run(0.0), run(500.0));
+        assert_eq!(
+            none,
+            simulate(&cfg("rp", Topology::Complete, 2, "fib:20:10")).unwrap()
+        );
+        assert_eq!(none.tasks, slow.tasks, "the same tasks run");
+        assert!(
+            slow.time >= none.time + 100.0,
+            "a 500-unit wake-up left the run at {} against {}",
+            slow.time,
+            none.time
+        );
+        let bad = CostModel {
+            t_wake: -1.0,
+            ..CostModel::default()
+        };
+        let err = bad.validate().unwrap_err();
+        assert!(err.contains("t_wake"), "{err}");
+    });
+}
+
+#[test]
 fn ipsc2_one_pe_times_carry_two_messages_of_bookkeeping_per_chare() {
     within(WATCHDOG_S, || {
         // Shu (section 5): 0.25-0.4 ms of bookkeeping per chare created or message sent, two

@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bench;
+pub mod calibrate;
 pub mod cli;
 pub mod flags;
 pub mod fork;

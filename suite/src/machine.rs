@@ -104,6 +104,80 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
+/// Copies the files `hypersteal::hardware::Hardware` reads from the tree at `from` (`/` for
+/// the live machine) into `to`, as the fixtures under `tests/fixtures/hardware/` hold them: the
+/// online CPUs, each CPU's topology and caches, the NUMA nodes' CPU lists, a hybrid part's core
+/// lists, and the `Cpus_allowed_list` line of the process's status. `Hardware::from_root(to)`
+/// then reads what `Hardware::from_root(from)` reads. Returns the number of files written.
+pub fn record_layout(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<usize> {
+    use std::fs;
+    use std::path::Path;
+    let mut written = 0;
+    let mut copy = |rel: &Path| -> std::io::Result<()> {
+        if let Ok(text) = fs::read_to_string(from.join(rel)) {
+            let dest = to.join(rel);
+            if let Some(dir) = dest.parent() {
+                fs::create_dir_all(dir)?;
+            }
+            fs::write(dest, text)?;
+            written += 1;
+        }
+        Ok(())
+    };
+    let system = Path::new("sys/devices/system");
+    copy(&system.join("cpu/online"))?;
+    let entries = |dir: &Path, prefix: &str| -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(from.join(dir))
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .filter(|n| {
+                        n.strip_prefix(prefix)
+                            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    for cpu in entries(&system.join("cpu"), "cpu") {
+        let dir = system.join("cpu").join(&cpu);
+        for f in [
+            "core_id",
+            "physical_package_id",
+            "thread_siblings_list",
+            "core_cpus_list",
+        ] {
+            copy(&dir.join("topology").join(f))?;
+        }
+        for index in entries(&dir.join("cache"), "index") {
+            for f in ["level", "type", "shared_cpu_list"] {
+                copy(&dir.join("cache").join(&index).join(f))?;
+            }
+        }
+    }
+    for node in entries(&system.join("node"), "node") {
+        copy(&system.join("node").join(node).join("cpulist"))?;
+    }
+    copy(Path::new("sys/devices/cpu_atom/cpus"))?;
+    copy(Path::new("sys/devices/cpu_core/cpus"))?;
+    if let Some(line) = fs::read_to_string(from.join("proc/self/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Cpus_allowed_list:"))
+                .map(str::to_string)
+        })
+    {
+        let dest = to.join("proc/self/status");
+        fs::create_dir_all(dest.parent().expect("a parent"))?;
+        fs::write(dest, format!("Name:\thypersteal-suite\n{line}\n"))?;
+        written += 1;
+    }
+    Ok(written)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

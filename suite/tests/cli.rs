@@ -663,3 +663,211 @@ fn versus_gives_paired_ratios_and_refuses_too_few_rounds() {
     assert_eq!(rayon.len(), 2);
     assert!(rayon.iter().all(|r| r["to_rayon"] == 1.0));
 }
+
+#[test]
+fn a_calibration_feeds_predict_and_sim() {
+    let dir = scratch("calibrate");
+    let file = dir.join("m.json");
+    let o = suite(&[
+        "calibrate",
+        "--name",
+        "m",
+        "--workload",
+        "fib:22,nqueens:8",
+        "--threads",
+        "1,2",
+        "--runs",
+        "3",
+        "--no-pin",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(c["name"], "m");
+    let entries = c["workloads"].as_array().unwrap();
+    assert_eq!(entries.len(), 2);
+    assert_eq!(entries[0]["sim"], "fib:22:11");
+    assert_eq!(entries[1]["sim"], "queens:8:3");
+    for e in entries {
+        assert!(e["work_ns"].as_f64().unwrap() > 0.0, "{e}");
+        let threads: Vec<u64> = e["slowdown"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["threads"].as_u64().unwrap())
+            .collect();
+        assert_eq!(threads, [1, 2]);
+    }
+
+    // A report of the same workloads, and the prediction beside it.
+    let results = dir.join("run");
+    let o = suite(&[
+        "run",
+        "--workload",
+        "fib:22,nqueens:8,matmul:16",
+        "--policy",
+        "rp,grr-m,acwn",
+        "--threads",
+        "1,2",
+        "--runs",
+        "2",
+        "--max-runs",
+        "2",
+        "--schedules",
+        "none",
+        "--no-tasks",
+        "--no-pin",
+        "--format",
+        "json",
+        "--out",
+        results.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = suite(&[
+        "predict",
+        "--calibration",
+        file.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = stdout(&o);
+    assert!(
+        table.contains("predicted") && table.contains("largest error"),
+        "{table}"
+    );
+    let p: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("prediction.json")).unwrap()).unwrap();
+    let rows = p["rows"].as_array().unwrap();
+    // Every hypersteal row of the two simulated workloads (matmul is not simulated).
+    assert_eq!(rows.len(), 2 * 3 * 2, "{p}");
+    for r in rows {
+        let (measured, predicted) = (
+            r["measured"].as_f64().unwrap(),
+            r["predicted"].as_f64().unwrap(),
+        );
+        assert!(predicted.is_finite() && predicted > 0.0, "{r}");
+        let error = r["error"].as_f64().unwrap();
+        assert!((error - (predicted / measured - 1.0)).abs() < 1e-9, "{r}");
+        // One worker pays every task's overhead and steals nothing.
+        if r["threads"] == 1 {
+            assert!(predicted <= 1.0 + 1e-9, "{r}");
+        }
+    }
+    assert!(std::fs::read_to_string(dir.join("prediction.md"))
+        .unwrap()
+        .contains("| fib:22 |"));
+
+    // The simulator at the calibrated costs, at more processors than were measured.
+    let o = suite(&[
+        "sim",
+        "--calibration",
+        file.to_str().unwrap(),
+        "--workload",
+        "fib:25:10",
+        "--policy",
+        "rp",
+        "--procs",
+        "1,2,8",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s["calibration"], "m");
+    assert_eq!(s["results"].as_array().unwrap().len(), 3);
+    assert_eq!(s["cost"]["msg_base"], c["request_ns"]);
+
+    // What does not fit a calibration is refused before anything runs.
+    let f = file.to_str().unwrap();
+    assert_usage_error(
+        &["sim", "--calibration", f, "--workload", "split:1000"],
+        &["fib, queens and uts"],
+    );
+    assert_usage_error(
+        &["sim", "--calibration", f, "--workload", "uts:T1"],
+        &["fib, queens", "uts"],
+    );
+    assert_usage_error(
+        &["sim", "--calibration", f, "--isoefficiency"],
+        &["--calibration"],
+    );
+    assert_usage_error(
+        &["sim", "--calibration", f, "--cost", "ncube2"],
+        &["--cost"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_calibrations_and_calibrate_flags_exit_2() {
+    let dir = scratch("bad-calibration");
+    let missing = dir.join("none.json");
+    let m = missing.to_str().unwrap();
+    assert_usage_error(
+        &["predict", "--calibration", m, "--results", m],
+        &["none.json"],
+    );
+    assert_usage_error(
+        &["sim", "--calibration", m, "--workload", "fib:20"],
+        &["none.json"],
+    );
+    let garbage = dir.join("garbage.json");
+    std::fs::write(&garbage, "{\"name\": 3}").unwrap();
+    assert_usage_error(
+        &[
+            "sim",
+            "--calibration",
+            garbage.to_str().unwrap(),
+            "--workload",
+            "fib:20",
+        ],
+        &["garbage.json", "not a calibration"],
+    );
+    let negative = dir.join("negative.json");
+    std::fs::write(
+        &negative,
+        r#"{"name":"m","machine":{"cpu":"x","cores":2,"os":"y","arch":"z"},"started":"","command":"",
+            "placement":null,"request_ns":-5,"transfer_ns":1,"steals":1,"wake_ns":1,"wakes":1,
+            "access_ns":1,"workloads":[]}"#,
+    )
+    .unwrap();
+    assert_usage_error(
+        &[
+            "sim",
+            "--calibration",
+            negative.to_str().unwrap(),
+            "--workload",
+            "fib:20",
+        ],
+        &["negative.json", "request_ns", "-5"],
+    );
+    assert_usage_error(&["calibrate", "--name", "a b"], &["--name", "a b"]);
+    assert_usage_error(
+        &["calibrate", "--name", "m", "--workload", "mandelbrot:40"],
+        &["mandelbrot", "fib, nqueens"],
+    );
+    assert_usage_error(&["calibrate", "--name", "m", "--runs", "1"], &["--runs 1"]);
+    assert_usage_error(
+        &["calibrate", "--name", "m", "--threads", "0"],
+        &["at least 1"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn topology_records_the_layout_the_placement_reads() {
+    let dir = scratch("record");
+    let o = suite(&["topology", "--no-pin", "--record", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("recorded"), "{}", stdout(&o));
+    // Read back through the path the live machine is read through: the same layout.
+    let recorded = hypersteal::hardware::Hardware::from_root(&dir);
+    if cfg!(target_os = "linux") {
+        assert_eq!(recorded, Some(hypersteal::hardware::Hardware::detect()));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -140,6 +140,8 @@ pub fn main() -> i32 {
         Some(Command::Versus(args)) => versus(&args),
         Some(Command::Report(args)) => rebuild(&args),
         Some(Command::Topology(args)) => Ok(topology(&args)?),
+        Some(Command::Calibrate(args)) => calibrate(&args),
+        Some(Command::Predict(args)) => predict(&args),
         Some(Command::Sim(args)) => Ok(crate::sim_cmd::run(
             &args,
             sim_plan.expect("`sim` was planned above"),
@@ -540,7 +542,83 @@ fn rebuild(args: &ReportArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+fn calibrate(args: &CalibrateArgs) -> Result<(), Failure> {
+    let plan = crate::calibrate::CalibratePlan {
+        name: args.name.clone(),
+        workloads: args.workload.0.iter().map(|(w, _)| w.clone()).collect(),
+        threads: args
+            .threads
+            .as_ref()
+            .map_or_else(doubling_threads, |t| t.0.clone()),
+        runs: args.runs,
+        pin: args.pin.pin(),
+    };
+    plan.validate().map_err(Failure::Usage)?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        Path::new("results")
+            .join("calibrations")
+            .join(format!("{}.json", args.name))
+    });
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        prepare_out(dir)
+            .map_err(|e| Failure::Usage(e.replacen("--out", "--out's directory", 1)))?;
+    }
+    let c =
+        crate::calibrate::calibrate(&plan, command_line(), |what| eprintln!("calibrate: {what}"))?;
+    let text = serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?;
+    std::fs::write(&out, text + "\n").map_err(|e| format!("{}: {e}", out.display()))?;
+    print!("{}", c.summary());
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
+fn predict(args: &PredictArgs) -> Result<(), Failure> {
+    let c = crate::calibrate::Calibration::load(&args.calibration).map_err(Failure::Usage)?;
+    let results = Results::load(&args.results).map_err(Failure::Usage)?;
+    if let Some(dir) = &args.out {
+        prepare_out(dir).map_err(Failure::Usage)?;
+    }
+    let set = crate::calibrate::predict(&c, &results)?;
+    if set.rows.is_empty() {
+        return Err(Failure::Usage(format!(
+            "--results {}: no hypersteal row of a workload the simulator models (fib, nqueens, uts) that the calibration covers{}",
+            args.results.display(),
+            if set.skipped.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", set.skipped.join("; "))
+            }
+        )));
+    }
+    let json = serde_json::to_string_pretty(&set).map_err(|e| e.to_string())?;
+    match args.format {
+        Format::Json => println!("{json}"),
+        _ => print!("{}", set.table()),
+    }
+    if let Some(dir) = &args.out {
+        let write = |name: &str, text: &str| {
+            let f = dir.join(name);
+            std::fs::write(&f, text).map_err(|e| format!("{}: {e}", f.display()))
+        };
+        write("prediction.md", &set.markdown(&results))?;
+        write("prediction.json", &(json + "\n"))?;
+        eprintln!(
+            "predict: wrote prediction.md, prediction.json to {}",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 fn topology(args: &TopologyArgs) -> Result<(), String> {
+    if let Some(dir) = &args.record {
+        let n = crate::machine::record_layout(Path::new("/"), dir)
+            .map_err(|e| format!("--record {}: {e}", dir.display()))?;
+        println!(
+            "recorded {n} files of this machine's layout into {}",
+            dir.display()
+        );
+    }
     let threads = args.threads.unwrap_or_else(|| cores().min(MAX_WORKERS));
     let pool = bench::hypersteal_pool(Policy::default(), args.topology, threads, args.pin.pin())?;
     let g = pool.graph();

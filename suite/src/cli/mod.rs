@@ -69,7 +69,12 @@ pub enum Command {
     /// Print a topology's graph and the core each worker is pinned to.
     Topology(TopologyArgs),
     /// Simulate the policies on machines larger than this one (`docs/simulator.md`).
-    Sim(crate::sim_cmd::SimArgs),
+    Sim(Box<crate::sim_cmd::SimArgs>),
+    /// Measure the simulator's costs on this machine into a named calibration file
+    /// (`docs/simulator.md`, "Predicting the machine at hand").
+    Calibrate(CalibrateArgs),
+    /// The simulator's speedups at a calibration's costs beside those a report measured.
+    Predict(PredictArgs),
     /// UTS and N-Queens across MPI ranks; run under `mpirun` (feature `mpi`, `docs/mpi.md`).
     #[cfg(feature = "mpi")]
     Mpi(crate::mpi_cmd::MpiArgs),
@@ -290,6 +295,51 @@ pub struct TopologyArgs {
     /// Pinning and placement.
     #[command(flatten)]
     pub pin: PinArgs,
+    /// Also copy the files the hardware placement reads (sysfs and the process's allowed
+    /// CPUs) into DIR, as the test fixtures under `tests/fixtures/hardware/` hold them.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+}
+
+/// Options of `calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// The calibration's name: the machine's (letters, digits, `-`, `_`, `.`).
+    #[arg(long)]
+    pub name: String,
+    /// Workloads the simulator models (fib, nqueens, uts), comma-separated.
+    #[arg(long, short, value_name = "W[,W..]", default_value = crate::calibrate::DEFAULT_WORKLOADS, value_parser = parse_workloads)]
+    pub workload: WorkloadList,
+    /// Worker counts of the slowdown (default: 1, 2, 4, ... up to the number of cores, and
+    /// that number).
+    #[arg(long, short = 'n', value_name = "N[,N..]", value_parser = parse_threads)]
+    pub threads: Option<ThreadList>,
+    /// Timed runs of every median (at least 3).
+    #[arg(long, default_value_t = 15)]
+    pub runs: usize,
+    /// The file to write (default: `results/calibrations/NAME.json`).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Pinning and placement, as the runs it is to predict used.
+    #[command(flatten)]
+    pub pin: PinArgs,
+}
+
+/// Options of `predict`.
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// A calibration file `calibrate` wrote.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: PathBuf,
+    /// A report measured on the calibrated machine: its directory or its results.json.
+    #[arg(long, value_name = "DIR|FILE")]
+    pub results: PathBuf,
+    /// Also write prediction.md and prediction.json into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// What to print (`table`, or `json`: the rows as JSON).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 /// A parsed `--workload` list: each workload, and whether a size was given.
@@ -534,8 +584,19 @@ fn parse_schedules(s: &str) -> Result<ScheduleList, String> {
     Ok(ScheduleList(out))
 }
 
-fn cores() -> usize {
+/// The CPUs this process may use.
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// 1, 2, 4, ... up to the number of cores, and that number.
+fn doubling_threads() -> Vec<usize> {
+    let top = cores().min(MAX_WORKERS);
+    let mut v: Vec<usize> = std::iter::successors(Some(1usize), |t| Some(t * 2))
+        .take_while(|&t| t < top)
+        .collect();
+    v.push(top);
+    v
 }
 
 fn default_threads() -> Vec<usize> {

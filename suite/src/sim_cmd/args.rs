@@ -34,6 +34,13 @@ pub struct SimArgs {
     /// Cost-model preset the flags below override.
     #[arg(long, value_enum, default_value_t = CostPreset::Default)]
     pub cost: CostPreset,
+    /// The costs of a real machine instead of a preset: a file `hypersteal-suite calibrate`
+    /// wrote. Times are then nanoseconds; the per-node work and task overhead are those
+    /// measured for the workload's kind (fib, queens, uts), slowed down as measured at each
+    /// `--procs` (beyond the largest count measured, as at that count). The flags below still
+    /// override single costs.
+    #[arg(long, value_name = "FILE", conflicts_with = "cost")]
+    pub calibration: Option<PathBuf>,
     /// Time per unit of work.
     #[arg(long)]
     pub t_work: Option<f64>,
@@ -68,6 +75,10 @@ pub struct SimArgs {
     /// the standing phase (0: after every task; ipsc2: 100, Shu's period).
     #[arg(long)]
     pub load_period: Option<f64>,
+    /// Time a parked processor takes to start asking again once there is work it may steal
+    /// (0 in every preset).
+    #[arg(long)]
+    pub t_wake: Option<f64>,
     /// What an idle processor does when it sees nothing to steal: `park` (the runtime's
     /// sleep, the default) or `poll` (keep asking until the work is done, as the papers'
     /// message-passing machines).

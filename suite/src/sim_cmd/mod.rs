@@ -15,6 +15,7 @@ use hypersteal_sim::{
 use plotters::prelude::*;
 use serde_json::{json, Value};
 
+use crate::calibrate::{Calibration, WorkloadCost};
 use crate::workloads::puzzle15::{self, IdaIteration, Puzzle15Params};
 use crate::workloads::spec::Spec;
 use crate::workloads::tautology::{self, Formula, TautologyParams};
@@ -76,6 +77,12 @@ fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
         CostPreset::Ncube2 => CostModel::ncube2(),
         CostPreset::Ipsc2 => CostModel::ipsc2(workload),
     };
+    overrides(a, &mut c);
+    Ok(c)
+}
+
+/// The single costs given on the command line, over `c`.
+fn overrides(a: &SimArgs, c: &mut CostModel) {
     let set = |field: &mut f64, v: Option<f64>| {
         if let Some(v) = v {
             *field = v;
@@ -92,7 +99,52 @@ fn cost_model(a: &SimArgs, workload: &Workload) -> Result<CostModel, String> {
     set(&mut c.t_task, a.t_task);
     set(&mut c.t_task_remote, a.t_task_remote);
     set(&mut c.load_period, a.load_period);
-    Ok(c)
+    set(&mut c.t_wake, a.t_wake);
+}
+
+/// `--calibration FILE` read, and its entry for the workload's kind: `fib:..`, `queens:..` and
+/// `uts:..` take the entry of the same kind.
+fn calibrated(args: &SimArgs, file: &Path, workload: &str) -> Result<Calibrated, String> {
+    let calibration = Calibration::load(file)?;
+    let kind = workload.split(':').next().unwrap_or_default();
+    let entry = calibration
+        .workloads
+        .iter()
+        .find(|w| w.sim.split(':').next() == Some(kind) && matches!(kind, "fib" | "queens" | "uts"))
+        .cloned()
+        .ok_or_else(|| {
+            let kinds: Vec<&str> = calibration
+                .workloads
+                .iter()
+                .filter_map(|w| w.sim.split(':').next())
+                .collect();
+            format!(
+                "--calibration {}: it measured {}; --workload {} needs a {kind} entry (calibrate the workload: hypersteal-suite calibrate --workload ...)",
+                file.display(),
+                kinds.join(", "),
+                args.workload
+            )
+        })?;
+    Ok(Calibrated { calibration, entry })
+}
+
+/// A calibration and its entry for the simulated workload.
+struct Calibrated {
+    calibration: Calibration,
+    entry: WorkloadCost,
+}
+
+impl Calibrated {
+    /// The costs at `procs` processors, with the command line's single costs over them.
+    fn cost(&self, args: &SimArgs, procs: usize) -> Result<CostModel, String> {
+        let mut c = self
+            .calibration
+            .cost(&self.entry, procs, false)
+            .expect("an inexact slowdown always exists");
+        overrides(args, &mut c);
+        c.validate()?;
+        Ok(c)
+    }
 }
 
 /// A tree of one of the suite's searches, searched depth first with stack splitting as
@@ -270,6 +322,8 @@ pub struct Plan {
     alpha: (f64, f64),
     /// The machine's costs.
     cost: CostModel,
+    /// `--calibration`: the costs at each processor count instead of `cost`.
+    calibrated: Option<Calibrated>,
 }
 
 /// Parses and checks every flag of `sim` before anything runs; the command line exits with
@@ -319,6 +373,7 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
         workload: Workload::Split(SplitWork::halving(1.0)),
         alpha: (0.5, 0.5),
         cost: CostModel::default(),
+        calibrated: None,
     };
     if args.iso() {
         if args.cutoff_depth.is_some() {
@@ -383,6 +438,27 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
     }
     plan.cost = cost_model(args, &plan.workload)?;
     plan.cost.validate()?;
+    if let Some(file) = &args.calibration {
+        if args.iso() {
+            return Err("--calibration: the isoefficiency search grows divisible work, for which a calibration measures no per-node cost".into());
+        }
+        if plan.search.is_some() || !(plan.uts_tree.is_some() || plan.workload.is_tree()) {
+            return Err(format!(
+                "--calibration: a calibration measures fib, queens and uts trees; not --workload {}",
+                args.workload
+            ));
+        }
+        let workload = match plan.uts_tree {
+            Some(t) => format!("uts:{}", t.name),
+            None => plan.workload.to_string(),
+        };
+        let c = calibrated(args, file, &workload)?;
+        for &p in &plan.procs {
+            c.cost(args, p)?;
+        }
+        plan.cost = c.cost(args, 1)?;
+        plan.calibrated = Some(c);
+    }
     Ok(plan)
 }
 
@@ -403,6 +479,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
         search,
         workload,
         cost,
+        calibrated,
         ..
     } = plan;
     let mut results = Vec::new();
@@ -417,6 +494,10 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
                 continue;
             }
             for &p in &procs {
+                let cost = match &calibrated {
+                    Some(c) => c.cost(args, p)?,
+                    None => cost,
+                };
                 let config = SimConfig {
                     policy,
                     topology,
@@ -446,6 +527,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
         "idle": args.idle,
         "cutoff_depth": args.cutoff_depth,
         "cost": cost_json(&cost),
+        "calibration": calibrated.as_ref().map(|c| c.calibration.name.clone()),
         "results": results.iter().map(result_json).collect::<Vec<_>>(),
     });
     // Recorded only when set, so that a run without one reads as before heartbeats existed.
@@ -494,6 +576,7 @@ fn cost_json(c: &CostModel) -> Value {
         "t_work": c.t_work, "msg_base": c.msg_base, "msg_per_hop": c.msg_per_hop,
         "transfer_base": c.transfer_base, "transfer_per_hop": c.transfer_per_hop,
         "t_access": c.t_access, "t_combine": c.t_combine, "t_bus": c.t_bus, "t_task": c.t_task, "t_task_remote": c.t_task_remote,
+        "load_period": c.load_period, "t_wake": c.t_wake,
     })
 }
 
