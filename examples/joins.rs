@@ -24,21 +24,50 @@ use std::time::{Duration, Instant};
 
 type Runner = Box<dyn FnMut() -> u64>;
 
+/// The error for a bad argument: the message, then exit status 2.
+fn usage(message: &str) -> ! {
+    eprintln!("joins: {message}");
+    std::process::exit(2)
+}
+
+/// Positional argument `i`, `name`, a whole number in `range` (`default` when absent).
+fn arg<T>(
+    args: &[String],
+    i: usize,
+    name: &str,
+    default: T,
+    range: std::ops::RangeInclusive<T>,
+) -> T
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    let Some(text) = args.get(i) else {
+        return default;
+    };
+    match text.trim().parse::<T>() {
+        Ok(v) if range.contains(&v) => v,
+        _ => usage(&format!(
+            "{name} `{text}`: expected a whole number from {} to {}",
+            range.start(),
+            range.end()
+        )),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let n: u64 = args.first().map_or(30, |s| s.parse().expect("N: a number"));
-    let rounds: usize = args
-        .get(1)
-        .map_or(15, |s| s.parse().expect("ROUNDS: a number"));
+    let n: u64 = arg(&args, 0, "N", 30, 0..=60);
+    let rounds: usize = arg(&args, 1, "ROUNDS", 15, 1..=100_000);
     let workers: Vec<usize> = match args.get(2) {
         None => vec![1, 2],
         Some(list) => list
             .split(',')
             .map(|w| match w.trim().parse::<usize>() {
-                Ok(k) if k >= 1 => k,
-                _ => panic!(
-                    "WORKERS: a comma-separated list of worker counts of 1 or more, got `{list}`"
-                ),
+                Ok(k) if (1..=hypersteal::MAX_WORKERS).contains(&k) => k,
+                _ => usage(&format!(
+                    "WORKERS `{list}`: expected a comma-separated list of worker counts from 1 to {}",
+                    hypersteal::MAX_WORKERS
+                )),
             })
             .collect(),
     };

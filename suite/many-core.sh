@@ -1,27 +1,28 @@
 #!/usr/bin/env bash
-# The many-core measurement as one prepared script, in two parts that each fit a 10-minute
-# command (docs/suite.md, "On a many-core machine"):
+# The many-core measurement as one prepared script, in two parts, each bounded to under 10
+# minutes by its steps' time limits (docs/suite.md, "On a many-core machine"):
 #
-#   suite/many-core.sh BIN OUT a   # layout, calibration, fine-grained fib, the matrix (hardware)
-#   suite/many-core.sh BIN OUT b   # the matrix under the OS's numbering, the predictions
+#   suite/many-core.sh BIN OUT a   # layout, calibration, fine-grained fib, nn and grr-m (os)
+#   suite/many-core.sh BIN OUT b   # every policy (hardware), nn and grr-m on the mesh, predictions
 #
 # BIN holds release builds of `hypersteal-suite` and of the `joins` example, built elsewhere:
 #
-#   cargo build --release -p hypersteal-suite --example joins
+#   cargo build --release -p hypersteal-suite && cargo build --release --example joins
 #   mkdir -p device-bin && cp target/release/hypersteal-suite target/release/examples/joins device-bin/
 #
 # OUT receives everything: `lscpu.txt`, the recorded layout (`sysfs/`, a test fixture as
 # `tests/fixtures/hardware/` holds them), both placements' maps, `calibration.json`,
 # `joins.txt` (fib(35) with a join at every call at 1, 2, 4, ... workers against rayon and
 # chili), the suite's reports (every workload at its quick size at 1, 2, 4, ... workers):
-# `hardware/` (part a: every policy on the hypercube, hardware placement, with rayon and chili)
-# and `neighbours-hardware/`, `neighbours-os/` (part b: nn and grr-m on hypercube and mesh under
-# each placement), and `prediction-*.md` (the simulator's speedups at the calibrated costs
-# beside the measured ones). The whole matrix of every policy, topology and placement takes
-# hours; these are the rows that answer which policy wins and whether the placement matters,
-# in the 15 minutes of a borrowed machine. Every step runs
-# under a time limit and writes its output and its exit status (`*.txt`, `*.err`, `steps.txt`)
-# as it goes, so a part cut short still returns what it finished.
+# `hardware/` (every policy on the hypercube under the hardware placement, with rayon and
+# chili), `neighbours-hardware/` (nn and grr-m on the mesh, hardware placement) and
+# `neighbours-os/` (nn and grr-m on hypercube and mesh under the OS's numbering), and
+# `prediction-*.md` (the simulator's speedups at the calibrated costs beside the measured ones).
+# The whole matrix of every policy, topology and placement takes hours; these are the rows that
+# say which policy wins and whether the placement matters for the neighbourhood policies.
+# Every step runs under a time limit and adds its exit status (124: the limit) and seconds to
+# `steps.txt`; a step that finished has written its files, one cut short leaves only what it
+# printed.
 set -uo pipefail
 
 if [ $# -ne 3 ] || { [ "$3" != a ] && [ "$3" != b ]; }; then
@@ -69,7 +70,7 @@ matrix() {
 
 predict() {
   if [ -f "$OUT/calibration.json" ] && [ -f "$OUT/$1/results.json" ]; then
-    step "predict-$1" 120 "$SUITE" predict --calibration "$OUT/calibration.json" \
+    step "predict-$1" 60 "$SUITE" predict --calibration "$OUT/calibration.json" \
       --results "$OUT/$1" --out "$OUT/$1"
     cp "$OUT/$1/prediction.md" "$OUT/prediction-$1.md" 2>/dev/null
   fi
@@ -79,22 +80,18 @@ case $PART in
 a)
   echo "threads $THREADS on $CPUS CPUs" >"$OUT/steps.txt"
   lscpu >"$OUT/lscpu.txt" 2>&1
-  step map-hardware 30 "$SUITE" topology --threads "$CPUS" --placement hardware \
+  step map-hardware 20 "$SUITE" topology --threads "$CPUS" --placement hardware \
     --record "$OUT/sysfs"
-  step map-os 30 "$SUITE" topology --threads "$CPUS" --placement os
-  step calibrate 150 "$SUITE" calibrate --name "${CPUS}-core" \
-    --threads "$THREADS" --runs 9 --out "$OUT/calibration.json"
+  step map-os 20 "$SUITE" topology --threads "$CPUS" --placement os
+  step calibrate 150 "$SUITE" calibrate --name "${CPUS}-core" --threads "$THREADS" --runs 9 \
+    --out "$OUT/calibration.json"
   step joins 120 env HYPERSTEAL_PIN=1 "$BIN/joins" 35 9 "$THREADS"
-  # Every policy on the hypercube under the hardware placement, with rayon and chili.
-  matrix hardware 330 hardware all hypercube
-  predict hardware
+  matrix neighbours-os 200 os nn,grr-m hypercube,mesh --no-baselines
   ;;
 b)
-  # The neighbourhood policies, where the placement should matter, on hypercube and mesh
-  # under both placements (the hypercube rows under `hardware` repeat part a's, measured
-  # again beside the others).
-  matrix neighbours-hardware 200 hardware nn,grr-m hypercube,mesh --no-baselines
-  matrix neighbours-os 200 os nn,grr-m hypercube,mesh --no-baselines
+  matrix hardware 330 hardware all hypercube
+  matrix neighbours-hardware 100 hardware nn,grr-m mesh --no-baselines
+  predict hardware
   predict neighbours-hardware
   ;;
 esac

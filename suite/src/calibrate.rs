@@ -10,15 +10,15 @@
 //!   computation ([`sim_tree`]);
 //! - **task overhead**: what a 1-worker pool takes above the sequential time, divided by the
 //!   simulated tree's tasks;
-//! - **slowdown**: how much longer the sequential code takes on each of `P` workers when all
-//!   `P` run it at once (SMT siblings, shared caches and memory bandwidth, an all-core clock
+//! - **slowdown**: how much longer the sequential code takes on each of `P` pinned workers when
+//!   all `P` run it at once than on the first of them alone (SMT siblings, shared caches and memory bandwidth, an all-core clock
 //!   below the single-core one, a virtual machine's CPUs that do not run side by side);
 //! - **request and transfer**: from a traced pool of two at join grain, the time from a thief's
 //!   request to its victim's answer, and from the answer to the task's arrival;
 //! - **wake-up**: from a traced pool of two, the time from a busy worker's promotion of a task
 //!   to the sleeping worker's wake-up;
-//! - **access**: a fetch-and-add on one counter that two workers hammer at once (GRR's counter,
-//!   SB's queue, GRR-M's combining node).
+//! - **access**: the time one fetch-and-add holds a counter that two workers hammer at once
+//!   (their time over their additions: GRR's counter, SB's queue, GRR-M's combining node).
 //!
 //! [`Calibration::cost`] turns it into the simulator's [`CostModel`] for a workload at `P`
 //! workers, in nanoseconds; [`predict`] simulates every row of a report the simulator can
@@ -44,6 +44,10 @@ use crate::workloads::Workload;
 
 /// The workloads `calibrate` measures by default: the quick run's that the simulator models.
 pub const DEFAULT_WORKLOADS: &str = "fib:35,nqueens:13,uts:T1";
+
+/// What [`sim_tree`] accepts, for error messages.
+pub const MODELLED: &str =
+    "the simulator models fib up to n = 60, nqueens up to 16 queens, and the uts trees";
 
 /// The simulator's tree of the same computation as a suite workload.
 #[derive(Clone, Copy, Debug)]
@@ -76,6 +80,22 @@ impl SimTree {
     }
 }
 
+/// A simulation of one processor at no cost, whose workload [`SimTree::simulate`] sets: the
+/// tree's units of work and tasks.
+fn one_processor() -> SimConfig {
+    SimConfig {
+        policy: Policy::RandomPolling,
+        topology: Topology::Hypercube,
+        procs: 1,
+        workload: sim::Workload::Fib(FibTree { n: 2, cutoff: 2 }),
+        cost: CostModel::free(),
+        seed: 1,
+        idle: Idle::Park,
+        cutoff_depth: None,
+        heartbeat: 0.0,
+    }
+}
+
 /// The simulator's tree of `w`, or `None` for a workload it does not model (loops, sorts,
 /// matrices, and the searches whose forking differs from the simulator's stack splitting).
 ///
@@ -88,7 +108,7 @@ pub fn sim_tree(w: &Workload) -> Option<SimTree> {
     match w {
         Workload::Fib(p) if p.n <= 60 => Some(SimTree::Builtin(sim::Workload::Fib(FibTree {
             n: p.n,
-            cutoff: (p.cutoff + 1).max(2),
+            cutoff: p.cutoff.saturating_add(1).max(2),
         }))),
         Workload::NQueens(p) if (1..=16).contains(&p.n) => {
             Some(SimTree::Builtin(sim::Workload::Queens(QueensTree {
@@ -158,7 +178,8 @@ pub struct Calibration {
     pub wake_ns: f64,
     /// Wake-ups behind that median.
     pub wakes: usize,
-    /// Time of one fetch-and-add on a counter two workers use at once, nanoseconds.
+    /// Time one fetch-and-add holds a counter two workers use at once: the time of their
+    /// additions over their number (the accesses serialise), nanoseconds.
     pub access_ns: f64,
     /// The workloads measured.
     pub workloads: Vec<WorkloadCost>,
@@ -197,10 +218,7 @@ impl CalibratePlan {
             return Err("--workload: expected at least one workload".into());
         }
         if let Some(w) = self.workloads.iter().find(|w| sim_tree(w).is_none()) {
-            return Err(format!(
-                "--workload {w}: the simulator models fib, nqueens (up to 16 queens) and uts; not {}",
-                w.name()
-            ));
+            return Err(format!("--workload {w}: {MODELLED}"));
         }
         if let Some(&t) = self
             .threads
@@ -229,38 +247,44 @@ fn median_time(runs: usize, mut f: impl FnMut() -> Duration) -> f64 {
     median(&times)
 }
 
-/// One round of `w`'s plain sequential code on every worker of `pool` at once: the mean of
-/// the workers' times, seconds.
-fn all_at_once(pool: &ThreadPool, w: &Workload) -> f64 {
+/// One round of `w`'s plain sequential code on the first `workers` workers of `pool` at once
+/// (the others return at once): the mean of their times, seconds.
+fn at_once(pool: &ThreadPool, w: &Workload, workers: usize) -> f64 {
     let barrier = Barrier::new(pool.current_num_threads());
-    let times = pool.broadcast(|_| {
-        let mut instance = w.prepare();
+    let times = pool.broadcast(|ctx| {
+        let mut instance = (ctx.index() < workers).then(|| w.prepare());
         barrier.wait();
         let t = Instant::now();
-        std::hint::black_box(instance.run_sequential());
+        if let Some(instance) = &mut instance {
+            std::hint::black_box(instance.run_sequential());
+        }
         let elapsed = t.elapsed();
         barrier.wait();
         elapsed.as_secs_f64()
     });
-    times.iter().sum::<f64>() / times.len() as f64
+    times[..workers].iter().sum::<f64>() / workers as f64
 }
 
-/// The slowdown of `w` on `pool`: each round times the code alone on `one` and then on every
-/// worker of `pool` at once, and the median of the rounds' ratios is taken, so that a machine
+/// The slowdown of `w` on `pool`: each round times the code on its first worker alone and then
+/// on all its workers at once, and the median of the rounds' ratios is taken, so that a machine
 /// whose speed drifts between rounds (a virtual machine's neighbours) moves both sides alike.
-fn slowdown(one: &ThreadPool, pool: &ThreadPool, w: &Workload, runs: usize) -> f64 {
-    all_at_once(pool, w);
+/// Both sides run on the pool's own CPUs, the first of the placement's order, where a pool of
+/// that many workers runs.
+fn slowdown(pool: &ThreadPool, w: &Workload, runs: usize) -> f64 {
+    let n = pool.current_num_threads();
+    at_once(pool, w, n);
     let ratios: Vec<f64> = (0..runs)
         .map(|_| {
-            let alone = all_at_once(one, w);
-            all_at_once(pool, w) / alone
+            let alone = at_once(pool, w, 1);
+            at_once(pool, w, n) / alone
         })
         .collect();
     median(&ratios)
 }
 
 /// The request, answer and arrival times of every steal in `trace` that went through a
-/// victim's answer: `(request → answer, answer → arrival)` in nanoseconds.
+/// victim's answer: `(request → answer, answer → arrival)` in nanoseconds. Each worker's events
+/// are in time order, so a victim's answer is found by bisection.
 pub fn steal_latencies(trace: &Trace) -> Vec<(f64, f64)> {
     let mut out = Vec::new();
     for (thief, events) in trace.workers.iter().enumerate() {
@@ -277,12 +301,16 @@ pub fn steal_latencies(trace: &Trace) -> Vec<(f64, f64)> {
                     let Some(t0) = sent[victim].take() else {
                         continue;
                     };
-                    let answered = trace.workers[victim].iter().find(|a| {
-                        a.kind == EventKind::RequestAnswered
-                            && a.peer as usize == thief
-                            && a.hops == 1
-                            && (t0..=e.ts_ns).contains(&a.ts_ns)
-                    });
+                    let answers = &trace.workers[victim];
+                    let from = answers.partition_point(|a| a.ts_ns < t0);
+                    let answered = answers[from..]
+                        .iter()
+                        .take_while(|a| a.ts_ns <= e.ts_ns)
+                        .find(|a| {
+                            a.kind == EventKind::RequestAnswered
+                                && a.peer as usize == thief
+                                && a.hops == 1
+                        });
                     if let Some(a) = answered {
                         out.push(((a.ts_ns - t0) as f64, (e.ts_ns - a.ts_ns) as f64));
                     }
@@ -295,8 +323,21 @@ pub fn steal_latencies(trace: &Trace) -> Vec<(f64, f64)> {
 }
 
 /// For every wake-up in `trace` that followed another worker's promotion of a task while the
-/// woken worker slept: the time from the latest such promotion to the wake-up, nanoseconds.
+/// woken worker slept: the time from the first such promotion (the one that woke it: a
+/// promotion wakes a sleeper) to the wake-up, nanoseconds.
 pub fn wake_latencies(trace: &Trace) -> Vec<f64> {
+    let mut promotions: Vec<(u64, usize)> = trace
+        .workers
+        .iter()
+        .enumerate()
+        .flat_map(|(w, events)| {
+            events
+                .iter()
+                .filter(|e| e.kind == EventKind::Promoted)
+                .map(move |e| (e.ts_ns, w))
+        })
+        .collect();
+    promotions.sort_unstable();
     let mut out = Vec::new();
     for (w, events) in trace.workers.iter().enumerate() {
         let mut slept_at = None;
@@ -307,19 +348,13 @@ pub fn wake_latencies(trace: &Trace) -> Vec<f64> {
                     let Some(since) = slept_at.take() else {
                         continue;
                     };
-                    let promoted = trace
-                        .workers
+                    let from = promotions.partition_point(|&(ts, _)| ts < since);
+                    let first = promotions[from..]
                         .iter()
-                        .enumerate()
-                        .filter(|&(o, _)| o != w)
-                        .flat_map(|(_, ev)| ev.iter())
-                        .filter(|p| {
-                            p.kind == EventKind::Promoted && (since..=e.ts_ns).contains(&p.ts_ns)
-                        })
-                        .map(|p| p.ts_ns)
-                        .max();
-                    if let Some(p) = promoted {
-                        out.push((e.ts_ns - p) as f64);
+                        .take_while(|&&(ts, _)| ts <= e.ts_ns)
+                        .find(|&&(_, by)| by != w);
+                    if let Some(&(ts, _)) = first {
+                        out.push((e.ts_ns - ts) as f64);
                     }
                 }
                 _ => {}
@@ -329,13 +364,10 @@ pub fn wake_latencies(trace: &Trace) -> Vec<f64> {
     out
 }
 
-/// Fibonacci with a `join` at every call: poll points every few nanoseconds.
+/// Fibonacci with a `join` at every call (the suite's `fib` without a cutoff): poll points
+/// every few nanoseconds.
 fn fib_join(n: u32) -> u64 {
-    if n < 2 {
-        return u64::from(n);
-    }
-    let (a, b) = hypersteal::join(|| fib_join(n - 1), || fib_join(n - 2));
-    a + b
+    crate::workloads::fib::parallel(&mut Hypersteal, n, 0)
 }
 
 /// A traced pool of two (or of one, on a machine of one CPU).
@@ -355,6 +387,57 @@ fn traced_pool(pin: Option<Placement>) -> Result<ThreadPool, String> {
         .map_err(|e| format!("cannot build a traced pool of {threads}: {e}"))
 }
 
+/// The fewest steals and wake-ups a calibration's medians rest on.
+pub const MIN_SAMPLES: usize = 9;
+/// How long the probe may go on gathering them.
+const PROBE_LIMIT: Duration = Duration::from_secs(20);
+
+/// What [`probe`] gathered: steal latencies, wake-up latencies and the last traced pool.
+type Probed = (Vec<(f64, f64)>, Vec<f64>, ThreadPool);
+
+/// Steal and wake-up latencies from traced pools of two (fresh pools, so that no ring fills),
+/// batch after batch until each has [`MIN_SAMPLES`] or [`PROBE_LIMIT`] has passed (a loaded
+/// machine may give the second worker no CPU for a while); the last pool is returned for the
+/// counter's measurement. On a machine of one CPU there is no second worker: none of either,
+/// and the figures are 0.
+fn probe(plan: &CalibratePlan) -> Result<Probed, String> {
+    let start = Instant::now();
+    let (mut steals, mut wakes) = (Vec::new(), Vec::new());
+    loop {
+        let pool = traced_pool(plan.pin)?;
+        for _ in 0..plan.runs {
+            std::hint::black_box(pool.install(|| fib_join(27)));
+        }
+        // Stretches that leave the other worker asleep (longer than the 50 us an idle worker
+        // lingers), each followed by join-grain work it is woken for.
+        for _ in 0..plan.runs * 4 {
+            pool.install(|| {
+                let t = Instant::now();
+                while t.elapsed() < Duration::from_millis(2) {
+                    std::hint::spin_loop();
+                }
+                std::hint::black_box(fib_join(22));
+            });
+        }
+        let trace = pool.trace();
+        steals.extend(steal_latencies(&trace));
+        wakes.extend(wake_latencies(&trace));
+        let enough = steals.len() >= MIN_SAMPLES && wakes.len() >= MIN_SAMPLES;
+        if pool.current_num_threads() < 2 || enough {
+            return Ok((steals, wakes, pool));
+        }
+        if start.elapsed() > PROBE_LIMIT {
+            return Err(format!(
+                "in {} s the traced pools of two recorded {} steals through an answer and {} wake-ups after a promotion; a calibration needs {MIN_SAMPLES} of each (is the machine loaded?)",
+                PROBE_LIMIT.as_secs(),
+                steals.len(),
+                wakes.len()
+            ));
+        }
+        pool.shutdown();
+    }
+}
+
 /// Measures a calibration as `plan` says; `progress` hears what is being measured.
 pub fn calibrate(
     plan: &CalibratePlan,
@@ -363,36 +446,20 @@ pub fn calibrate(
 ) -> Result<Calibration, String> {
     plan.validate()?;
     let mut threads: Vec<usize> = plan.threads.clone();
-    threads.push(1);
+    threads.retain(|&t| t > 1);
     threads.sort_unstable();
     threads.dedup();
-    let pools: Vec<(usize, ThreadPool)> = threads
-        .iter()
-        .map(|&t| {
-            Ok((
-                t,
-                hypersteal_pool(Policy::RandomPolling, Topology::Hypercube, t, plan.pin)?,
-            ))
-        })
-        .collect::<Result<_, String>>()?;
-    let one = &pools[0].1;
+    // One pool at a time, each shut down before the next: pinned pools of one process take
+    // CPUs no live pool holds, so only a pool built alone gets the CPUs a run's pool would.
+    let pool = |t: usize| hypersteal_pool(Policy::RandomPolling, Topology::Hypercube, t, plan.pin);
     let mut workloads = Vec::new();
     for w in &plan.workloads {
         progress(&format!("{w}: sequential, 1 worker, slowdown"));
         let tree = sim_tree(w).expect("validated");
-        let shape = tree.simulate(&SimConfig {
-            policy: Policy::RandomPolling,
-            topology: Topology::Hypercube,
-            procs: 1,
-            workload: sim::Workload::Fib(FibTree { n: 2, cutoff: 2 }),
-            cost: CostModel::free(),
-            seed: 1,
-            idle: Idle::Park,
-            cutoff_depth: None,
-            heartbeat: 0.0,
-        })?;
+        let shape = tree.simulate(&one_processor())?;
         // The plain sequential code, as the suite's baseline rows time it: on the worker of
         // a pool of one.
+        let one = pool(1)?;
         let mut instance = w.prepare();
         let outcome = one.install(|| instance.run_sequential());
         instance
@@ -414,17 +481,19 @@ pub fn calibrate(
             std::hint::black_box(one.install(|| instance.run(&mut Hypersteal)));
             t.elapsed()
         });
-        let slowdown = pools
-            .iter()
-            .map(|(t, pool)| Slowdown {
-                threads: *t,
-                factor: if *t == 1 {
-                    1.0
-                } else {
-                    slowdown(one, pool, w, plan.runs)
-                },
-            })
-            .collect();
+        one.shutdown();
+        let mut slowdowns = vec![Slowdown {
+            threads: 1,
+            factor: 1.0,
+        }];
+        for &t in &threads {
+            let p = pool(t)?;
+            slowdowns.push(Slowdown {
+                threads: t,
+                factor: slowdown(&p, w, plan.runs),
+            });
+            p.shutdown();
+        }
         let units = shape.work;
         workloads.push(WorkloadCost {
             workload: w.to_string(),
@@ -435,41 +504,15 @@ pub fn calibrate(
             one_worker_s,
             work_ns: sequential_s * 1e9 / units,
             task_ns: ((one_worker_s - sequential_s) * 1e9 / shape.tasks.max(1) as f64).max(0.0),
-            slowdown,
+            slowdown: slowdowns,
         });
     }
 
     progress("steals and wake-ups in a traced pool of two");
-    let pool = traced_pool(plan.pin)?;
-    let two = pool.current_num_threads() == 2;
-    for _ in 0..plan.runs {
-        std::hint::black_box(pool.install(|| fib_join(27)));
-    }
-    // Phases that leave the other worker asleep, then join-grain work it is woken for: the
-    // sequential stretch is longer than the idle linger (50 us) before a worker sleeps.
-    for _ in 0..plan.runs * 4 {
-        pool.install(|| {
-            let t = Instant::now();
-            while t.elapsed() < Duration::from_millis(2) {
-                std::hint::spin_loop();
-            }
-            std::hint::black_box(fib_join(22));
-        });
-    }
-    let trace = pool.trace();
-    let steals = steal_latencies(&trace);
-    let wakes = wake_latencies(&trace);
-    if two && (steals.is_empty() || wakes.is_empty()) {
-        return Err(format!(
-            "the traced pool of two recorded {} steals through an answer and {} wake-ups after a promotion; a calibration needs both (is the machine loaded?)",
-            steals.len(),
-            wakes.len()
-        ));
-    }
-    let med = |v: Vec<f64>| if v.is_empty() { 0.0 } else { median(&v) };
-    let request_ns = med(steals.iter().map(|s| s.0).collect());
-    let transfer_ns = med(steals.iter().map(|s| s.1).collect());
-    let wake_ns = med(wakes.clone());
+    let (steals, wakes, pool) = probe(plan)?;
+    let request_ns = median(&steals.iter().map(|s| s.0).collect::<Vec<_>>());
+    let transfer_ns = median(&steals.iter().map(|s| s.1).collect::<Vec<_>>());
+    let wake_ns = median(&wakes);
 
     progress("a counter two workers share");
     let counter = AtomicU64::new(0);
@@ -566,12 +609,22 @@ impl Calibration {
                     w.workload
                 )
             })?;
-            if sim_tree(&parsed).is_none() {
+            let Some(tree) = sim_tree(&parsed) else {
                 return Err(format!(
-                    "calibration {}: `{}` is `{}`, which the simulator does not model (fib, nqueens, uts)",
+                    "calibration {}: `{}` is `{}`, which the simulator does not model: {MODELLED}",
                     file.display(),
                     at("workload"),
                     w.workload
+                ));
+            };
+            if w.sim != tree.spelling() {
+                return Err(format!(
+                    "calibration {}: `{}` is `{}`, but {} is simulated as `{}`",
+                    file.display(),
+                    at("sim"),
+                    w.sim,
+                    w.workload,
+                    tree.spelling()
                 ));
             }
             check_number(file, &at("work_ns"), w.work_ns, true)?;
@@ -777,34 +830,44 @@ pub fn predict(c: &Calibration, results: &Results) -> Result<PredictionSet, Stri
         let Some(tree) = sim_tree(&w) else {
             continue;
         };
+        let skip = |why: String| format!("{spelling} {policy} P={}: {why}", r.threads);
+        let topology: Topology = match r.topology.parse() {
+            Ok(t) => t,
+            Err(e) => {
+                set.skipped
+                    .push(skip(format!("topology `{}`: {e}", r.topology)));
+                continue;
+            }
+        };
         let Some(entry) = c.entry(&w) else {
-            set.skipped.push(format!(
-                "{spelling} {policy} P={}: the calibration measured no {} workload",
-                r.threads,
+            set.skipped.push(skip(format!(
+                "the calibration measured no {} workload",
                 w.name()
-            ));
+            )));
             continue;
         };
         let Some(cost) = c.cost(entry, r.threads, true) else {
-            set.skipped.push(format!(
-                "{spelling} {policy} P={}: the calibration has no slowdown at {} workers",
-                r.threads, r.threads
-            ));
+            set.skipped.push(skip(format!(
+                "the calibration has no slowdown at {} workers",
+                r.threads
+            )));
             continue;
         };
-        let topology: Topology = r.topology.parse().map_err(|e| format!("{e}"))?;
         let config = SimConfig {
             policy,
             topology,
             procs: r.threads,
-            workload: sim::Workload::Fib(FibTree { n: 2, cutoff: 2 }),
             cost,
-            seed: 1,
-            idle: Idle::Park,
-            cutoff_depth: None,
             heartbeat: heartbeat_ns(policy),
+            ..one_processor()
         };
-        let simulated = tree.simulate(&config)?;
+        let simulated = match tree.simulate(&config) {
+            Ok(r) => r,
+            Err(e) => {
+                set.skipped.push(skip(e));
+                continue;
+            }
+        };
         // `work` is the units times `t_work`: the sequential time at one worker's speed.
         let sequential_ns = entry.work_ns * simulated.work / config.cost.t_work;
         let predicted = sequential_ns / simulated.time;
@@ -940,19 +1003,7 @@ mod tests {
         let w: Workload = "fib:20,cutoff=5".parse().unwrap();
         let tree = sim_tree(&w).unwrap();
         assert_eq!(tree.spelling(), "fib:20:6");
-        let r = tree
-            .simulate(&SimConfig {
-                policy: Policy::RandomPolling,
-                topology: Topology::Hypercube,
-                procs: 1,
-                workload: sim::Workload::Fib(FibTree { n: 2, cutoff: 2 }),
-                cost: CostModel::free(),
-                seed: 1,
-                idle: Idle::Park,
-                cutoff_depth: None,
-                heartbeat: 0.0,
-            })
-            .unwrap();
+        let r = tree.simulate(&one_processor()).unwrap();
         fn calls(n: u32) -> u64 {
             if n < 2 {
                 1
@@ -1022,7 +1073,8 @@ mod tests {
             dropped: vec![0, 0],
             elapsed: Duration::from_micros(3),
         };
-        assert_eq!(wake_latencies(&trace), vec![50.0]);
+        // The first promotion after the sleep (at 300) woke it; the one at 50 came before.
+        assert_eq!(wake_latencies(&trace), vec![150.0]);
     }
 
     const NO: u32 = hypersteal::trace::NO_PEER;
@@ -1106,5 +1158,12 @@ mod tests {
         let (mut c, _) = calibration();
         c.workloads[0].workload = "matmul:64".into();
         assert!(c.validate(file).unwrap_err().contains("does not model"));
+        let (mut c, _) = calibration();
+        c.workloads[0].sim = "fib:30:5".into();
+        let e = c.validate(file).unwrap_err();
+        assert!(
+            e.contains("workloads[0].sim") && e.contains("fib:30:11"),
+            "{e}"
+        );
     }
 }

@@ -799,6 +799,19 @@ fn a_calibration_feeds_predict_and_sim() {
         &["sim", "--calibration", f, "--cost", "ncube2"],
         &["--cost"],
     );
+    let r = results.to_str().unwrap();
+    assert_usage_error(
+        &[
+            "predict",
+            "--calibration",
+            f,
+            "--results",
+            r,
+            "--format",
+            "csv",
+        ],
+        &["csv"],
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -848,9 +861,16 @@ fn bad_calibrations_and_calibrate_flags_exit_2() {
     assert_usage_error(&["calibrate", "--name", "a b"], &["--name", "a b"]);
     assert_usage_error(
         &["calibrate", "--name", "m", "--workload", "mandelbrot:40"],
-        &["mandelbrot", "fib, nqueens"],
+        &["mandelbrot", "fib up to n = 60, nqueens"],
     );
-    assert_usage_error(&["calibrate", "--name", "m", "--runs", "1"], &["--runs 1"]);
+    assert_usage_error(
+        &["calibrate", "--name", "m", "--runs", "1"],
+        &["at least 3"],
+    );
+    assert_usage_error(
+        &["calibrate", "--name", "m", "--workload", "fib:61"],
+        &["n = 60"],
+    );
     assert_usage_error(
         &["calibrate", "--name", "m", "--threads", "0"],
         &["at least 1"],

@@ -573,6 +573,11 @@ fn calibrate(args: &CalibrateArgs) -> Result<(), Failure> {
 }
 
 fn predict(args: &PredictArgs) -> Result<(), Failure> {
+    if args.format == Format::Csv {
+        return Err(Failure::Usage(
+            "--format csv: predict prints a table or json".into(),
+        ));
+    }
     let c = crate::calibrate::Calibration::load(&args.calibration).map_err(Failure::Usage)?;
     let results = Results::load(&args.results).map_err(Failure::Usage)?;
     if let Some(dir) = &args.out {

@@ -37,8 +37,9 @@ pub struct SimArgs {
     /// The costs of a real machine instead of a preset: a file `hypersteal-suite calibrate`
     /// wrote. Times are then nanoseconds; the per-node work and task overhead are those
     /// measured for the workload's kind (fib, queens, uts), slowed down as measured at each
-    /// `--procs` (beyond the largest count measured, as at that count). The flags below still
-    /// override single costs.
+    /// `--procs` (at a count not measured, as at the largest measured below it), and
+    /// sender-initiated processors beat at the runtime's default heartbeat unless `--heartbeat`
+    /// says otherwise. The flags below still override single costs.
     #[arg(long, value_name = "FILE", conflicts_with = "cost")]
     pub calibration: Option<PathBuf>,
     /// Time per unit of work.

@@ -324,6 +324,9 @@ pub struct Plan {
     cost: CostModel,
     /// `--calibration`: the costs at each processor count instead of `cost`.
     calibrated: Option<Calibrated>,
+    /// The heartbeat of sender-initiated processors: `--heartbeat`, or with a calibration and
+    /// no `--heartbeat` the runtime's default heartbeat in nanoseconds.
+    heartbeat: f64,
 }
 
 /// Parses and checks every flag of `sim` before anything runs; the command line exits with
@@ -374,6 +377,7 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
         alpha: (0.5, 0.5),
         cost: CostModel::default(),
         calibrated: None,
+        heartbeat: args.heartbeat,
     };
     if args.iso() {
         if args.cutoff_depth.is_some() {
@@ -454,10 +458,14 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
         };
         let c = calibrated(args, file, &workload)?;
         for &p in &plan.procs {
-            c.cost(args, p)?;
+            c.cost(args, p)
+                .map_err(|e| format!("--calibration {} at --procs {p}: {e}", file.display()))?;
         }
         plan.cost = c.cost(args, 1)?;
         plan.calibrated = Some(c);
+        if !args.given.iter().any(|f| f == "heartbeat") {
+            plan.heartbeat = hypersteal::DEFAULT_HEARTBEAT.as_nanos() as f64;
+        }
     }
     Ok(plan)
 }
@@ -480,6 +488,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
         workload,
         cost,
         calibrated,
+        heartbeat,
         ..
     } = plan;
     let mut results = Vec::new();
@@ -507,7 +516,7 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
                     seed: args.seed,
                     idle,
                     cutoff_depth: args.cutoff_depth,
-                    heartbeat: args.heartbeat,
+                    heartbeat,
                 };
                 let r = match (uts_tree, &search) {
                     (Some(t), _) => {
@@ -531,8 +540,8 @@ pub fn run(args: &SimArgs, plan: Plan) -> Result<(), String> {
         "results": results.iter().map(result_json).collect::<Vec<_>>(),
     });
     // Recorded only when set, so that a run without one reads as before heartbeats existed.
-    if args.heartbeat > 0.0 {
-        doc["heartbeat"] = json!(args.heartbeat);
+    if heartbeat > 0.0 {
+        doc["heartbeat"] = json!(heartbeat);
     }
     match args.format.as_str() {
         "json" => println!(
