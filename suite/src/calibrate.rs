@@ -476,6 +476,8 @@ pub fn calibrate(
         instance
             .check(&outcome)
             .map_err(|e| format!("{w}: the 1-worker run's answer is wrong: {e}"))?;
+        // Timed from the calling thread, hand-over to the pool included, as the suite times
+        // its hypersteal rows (the sequential rows are timed inside the worker, as above).
         let one_worker_s = median_time(plan.runs, || {
             let t = Instant::now();
             std::hint::black_box(one.install(|| instance.run(&mut Hypersteal)));
