@@ -408,6 +408,9 @@ fn probe(plan: &CalibratePlan) -> Result<Probed, String> {
         for _ in 0..plan.runs {
             std::hint::black_box(pool.install(|| fib_join(27)));
         }
+        // Steals are timed at join grain only, where a victim answers at its next `join`: in
+        // the stretches below, a request waits for the end of a victim's 2 ms without one.
+        steals.extend(steal_latencies(&pool.trace()));
         // Stretches that leave the other worker asleep (longer than the 50 us an idle worker
         // lingers), each followed by join-grain work it is woken for.
         for _ in 0..plan.runs * 4 {
@@ -419,9 +422,7 @@ fn probe(plan: &CalibratePlan) -> Result<Probed, String> {
                 std::hint::black_box(fib_join(22));
             });
         }
-        let trace = pool.trace();
-        steals.extend(steal_latencies(&trace));
-        wakes.extend(wake_latencies(&trace));
+        wakes.extend(wake_latencies(&pool.trace()));
         let enough = steals.len() >= MIN_SAMPLES && wakes.len() >= MIN_SAMPLES;
         if pool.current_num_threads() < 2 || enough {
             return Ok((steals, wakes, pool));
