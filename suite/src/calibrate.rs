@@ -408,8 +408,9 @@ fn probe(plan: &CalibratePlan) -> Result<Probed, String> {
         for _ in 0..plan.runs {
             std::hint::black_box(pool.install(|| fib_join(27)));
         }
-        // Steals are timed at join grain only, where a victim answers at its next `join`: in
-        // the stretches below, a request waits for the end of a victim's 2 ms without one.
+        // Steals are timed at join grain only, where the victim polls at every `join`: the
+        // time is the hand-over itself, not a wait for the victim's next poll point (the
+        // stretches below have none for 2 ms).
         steals.extend(steal_latencies(&pool.trace()));
         // Stretches that leave the other worker asleep (longer than the 50 us an idle worker
         // lingers), each followed by join-grain work it is woken for.
