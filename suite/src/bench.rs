@@ -453,7 +453,9 @@ pub fn hypersteal_pool(
         .map_err(|e| format!("cannot build a {policy}/{topology} pool of {threads}: {e}"))
 }
 
-fn hypersteal_builder(
+/// The builder of [`hypersteal_pool`]'s pools (the suite's stack size, pinning and placement),
+/// for a pool that needs one more setting (a trace).
+pub(crate) fn hypersteal_builder(
     policy: Policy,
     topology: Topology,
     threads: usize,

@@ -11,8 +11,9 @@
 //! - **task overhead**: what a 1-worker pool takes above the sequential time, divided by the
 //!   simulated tree's tasks;
 //! - **slowdown**: how much longer the sequential code takes on each of `P` pinned workers when
-//!   all `P` run it at once than on the first of them alone (SMT siblings, shared caches and memory bandwidth, an all-core clock
-//!   below the single-core one, a virtual machine's CPUs that do not run side by side);
+//!   all `P` run it at once than on the first of them alone (SMT siblings, shared caches and
+//!   memory bandwidth, an all-core clock below the single-core one, a virtual machine's CPUs
+//!   that do not run side by side);
 //! - **request and transfer**: from a traced pool of two at join grain, the time from a thief's
 //!   request to its victim's answer, and from the answer to the task's arrival;
 //! - **wake-up**: from a traced pool of two, the time from a busy worker's promotion of a task
@@ -34,7 +35,7 @@ use hypersteal::{EventKind, Placement, Policy, ThreadPool, Topology, Trace};
 use hypersteal_sim::{self as sim, CostModel, FibTree, Idle, QueensTree, SimConfig, SimResult};
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{hypersteal_pool, median, Row, SEQUENTIAL};
+use crate::bench::{hypersteal_builder, hypersteal_pool, median, Row, SEQUENTIAL};
 use crate::fork::Hypersteal;
 use crate::machine::{timestamp, Machine};
 use crate::report::Results;
@@ -230,9 +231,10 @@ impl CalibratePlan {
                 hypersteal::MAX_WORKERS
             ));
         }
-        if self.runs < 3 {
+        let most = crate::stopping::StoppingRule::MAX_RUNS_LIMIT;
+        if !(3..=most).contains(&self.runs) {
             return Err(format!(
-                "--runs {}: expected at least 3 (every figure is a median)",
+                "--runs {}: expected at least 3 (every figure is a median) and at most {most}",
                 self.runs
             ));
         }
@@ -370,19 +372,12 @@ fn fib_join(n: u32) -> u64 {
     crate::workloads::fib::parallel(&mut Hypersteal, n, 0)
 }
 
-/// A traced pool of two (or of one, on a machine of one CPU).
+/// A traced pool of two (or of one, on a machine of one CPU), built as the suite builds its
+/// pools.
 fn traced_pool(pin: Option<Placement>) -> Result<ThreadPool, String> {
     let threads = crate::cli::cores().clamp(1, 2);
-    let mut builder = hypersteal::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .policy(Policy::RandomPolling)
-        .topology(Topology::Hypercube)
-        .pin_threads(pin.is_some())
-        .trace(true);
-    if let Some(p) = pin {
-        builder = builder.placement(p);
-    }
-    builder
+    hypersteal_builder(Policy::RandomPolling, Topology::Hypercube, threads, pin)
+        .trace(true)
         .build()
         .map_err(|e| format!("cannot build a traced pool of {threads}: {e}"))
 }
@@ -589,6 +584,7 @@ impl Calibration {
 
     /// Checks every figure (what [`Calibration::load`] enforces).
     pub fn validate(&self, file: &Path) -> Result<(), String> {
+        let bad = |what: String| Err(format!("calibration {}: {what}", file.display()));
         for (what, v) in [
             ("request_ns", self.request_ns),
             ("transfer_ns", self.transfer_ns),
@@ -598,33 +594,24 @@ impl Calibration {
             check_number(file, what, v, false)?;
         }
         if self.workloads.is_empty() {
-            return Err(format!(
-                "calibration {}: `workloads` is empty; expected the workloads it measured",
-                file.display()
-            ));
+            return bad("`workloads` is empty; expected the workloads it measured".into());
         }
         for (i, w) in self.workloads.iter().enumerate() {
             let at = |f: &str| format!("workloads[{i}].{f}");
-            let parsed: Workload = w.workload.parse().map_err(|e| {
-                format!(
-                    "calibration {}: `{}` is `{}`: {e}",
-                    file.display(),
-                    at("workload"),
-                    w.workload
-                )
-            })?;
+            let parsed: Workload = match w.workload.parse() {
+                Ok(parsed) => parsed,
+                Err(e) => return bad(format!("`{}` is `{}`: {e}", at("workload"), w.workload)),
+            };
             let Some(tree) = sim_tree(&parsed) else {
-                return Err(format!(
-                    "calibration {}: `{}` is `{}`, which the simulator does not model: {MODELLED}",
-                    file.display(),
+                return bad(format!(
+                    "`{}` is `{}`, which the simulator does not model: {MODELLED}",
                     at("workload"),
                     w.workload
                 ));
             };
             if w.sim != tree.spelling() {
-                return Err(format!(
-                    "calibration {}: `{}` is `{}`, but {} is simulated as `{}`",
-                    file.display(),
+                return bad(format!(
+                    "`{}` is `{}`, but {} is simulated as `{}`",
                     at("sim"),
                     w.sim,
                     w.workload,
@@ -634,19 +621,12 @@ impl Calibration {
             check_number(file, &at("work_ns"), w.work_ns, true)?;
             check_number(file, &at("task_ns"), w.task_ns, false)?;
             if !w.slowdown.iter().any(|s| s.threads == 1) {
-                return Err(format!(
-                    "calibration {}: `{}` has no entry for 1 worker",
-                    file.display(),
-                    at("slowdown")
-                ));
+                return bad(format!("`{}` has no entry for 1 worker", at("slowdown")));
             }
             for (k, s) in w.slowdown.iter().enumerate() {
                 if s.threads == 0 {
-                    return Err(format!(
-                        "calibration {}: `{}` is 0; expected 1 or more",
-                        file.display(),
-                        at(&format!("slowdown[{k}].threads"))
-                    ));
+                    let field = at(&format!("slowdown[{k}].threads"));
+                    return bad(format!("`{field}` is 0; expected 1 or more"));
                 }
                 check_number(file, &at(&format!("slowdown[{k}].factor")), s.factor, true)?;
             }
@@ -654,18 +634,21 @@ impl Calibration {
         Ok(())
     }
 
-    /// The entry for `w`: the same spelling, else the first of the same workload (its
-    /// per-node work and task overhead stand for other sizes).
+    /// The entry for `w`: the same spelling, else the first simulated as a tree of the same
+    /// kind (its per-node work and task overhead stand for other sizes).
     pub fn entry(&self, w: &Workload) -> Option<&WorkloadCost> {
         let spelled = w.to_string();
         self.workloads
             .iter()
             .find(|c| c.workload == spelled)
-            .or_else(|| {
-                self.workloads
-                    .iter()
-                    .find(|c| c.workload.split(':').next() == Some(w.name()))
-            })
+            .or_else(|| self.entry_of_kind(&sim_tree(w)?.spelling()))
+    }
+
+    /// The first entry simulated as a tree of the kind `sim` spells (`fib:..`, `queens:..`,
+    /// `uts:..`: the part before the first colon).
+    pub fn entry_of_kind(&self, sim: &str) -> Option<&WorkloadCost> {
+        let kind = |s: &str| s.split(':').next().map(str::to_string);
+        self.workloads.iter().find(|c| kind(&c.sim) == kind(sim))
     }
 
     /// The simulator's costs of `w` at `threads` workers, in nanoseconds. The slowdown is the
@@ -802,18 +785,15 @@ impl std::fmt::Display for Worst {
     }
 }
 
-/// The heartbeat of the runtime's sender-initiated workers, in the calibration's nanoseconds.
-fn heartbeat_ns(policy: Policy) -> f64 {
-    if policy.is_sender_initiated() {
-        hypersteal::DEFAULT_HEARTBEAT.as_nanos() as f64
-    } else {
-        0.0
-    }
+/// The runtime's default heartbeat in the calibration's nanoseconds: the period at which
+/// sender-initiated processors are simulated at calibrated costs.
+pub fn runtime_heartbeat_ns() -> f64 {
+    hypersteal::DEFAULT_HEARTBEAT.as_nanos() as f64
 }
 
 /// Simulates every hypersteal row of `results` whose workload the simulator models, at the
 /// calibrated costs of its worker count.
-pub fn predict(c: &Calibration, results: &Results) -> Result<PredictionSet, String> {
+pub fn predict(c: &Calibration, results: &Results) -> PredictionSet {
     let mut set = PredictionSet {
         calibration: c.name.clone(),
         ..PredictionSet::default()
@@ -862,7 +842,8 @@ pub fn predict(c: &Calibration, results: &Results) -> Result<PredictionSet, Stri
             topology,
             procs: r.threads,
             cost,
-            heartbeat: heartbeat_ns(policy),
+            // Receiver-initiated policies ignore it.
+            heartbeat: runtime_heartbeat_ns(),
             ..one_processor()
         };
         let simulated = match tree.simulate(&config) {
@@ -887,7 +868,7 @@ pub fn predict(c: &Calibration, results: &Results) -> Result<PredictionSet, Stri
             flagged: !r.flags.is_empty(),
         });
     }
-    Ok(set)
+    set
 }
 
 impl PredictionSet {
@@ -914,17 +895,18 @@ impl PredictionSet {
             .collect()
     }
 
-    /// The rows as a table, then the largest error at each worker count.
-    pub fn table(&self) -> String {
-        let mut t = vec![vec![
-            "workload".to_string(),
-            "policy".to_string(),
-            "topology".to_string(),
-            "P".to_string(),
-            "measured".to_string(),
-            "predicted".to_string(),
-            "error %".to_string(),
-        ]];
+    /// The rows as cells, a header first (the terminal's table and the Markdown one).
+    fn cells(&self) -> Vec<Vec<String>> {
+        let header = [
+            "workload",
+            "policy",
+            "topology",
+            "P",
+            "measured",
+            "predicted",
+            "error %",
+        ];
+        let mut t = vec![header.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
         for r in &self.rows {
             t.push(vec![
                 r.workload.clone(),
@@ -936,7 +918,12 @@ impl PredictionSet {
                 format!("{:+.1}", 100.0 * r.error),
             ]);
         }
-        let mut s = crate::report::text_table(&t);
+        t
+    }
+
+    /// The rows as a table, then the largest error at each worker count.
+    pub fn table(&self) -> String {
+        let mut s = crate::report::text_table(&self.cells());
         for w in self.worst_by_threads() {
             let _ = writeln!(s, "P={}: {w}", w.threads);
         }
@@ -950,31 +937,16 @@ impl PredictionSet {
     pub fn markdown(&self, results: &Results) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "# Simulated against measured speedups\n");
-        let _ =
-            writeln!(
+        let _ = writeln!(
             s,
             "Calibration `{}`; report `{}` ({}, started {}). Speedup over the plain sequential \
              code; `*` marks a measured row the report flags; error = predicted / measured - 1.\n",
-            self.calibration, results.command, results.machine.summary(), results.started
+            self.calibration,
+            results.command,
+            results.machine.summary(),
+            results.started
         );
-        let _ = writeln!(
-            s,
-            "| workload | policy | topology | P | measured | predicted | error % |\n|---|---|---|---|---|---|---|"
-        );
-        for r in &self.rows {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {:.2}{} | {:.2} | {:+.1} |",
-                r.workload,
-                r.policy,
-                r.topology,
-                r.threads,
-                r.measured,
-                if r.flagged { " *" } else { "" },
-                r.predicted,
-                100.0 * r.error
-            );
-        }
+        s.push_str(&crate::report::markdown_table(&self.cells()));
         s.push('\n');
         for w in self.worst_by_threads() {
             let _ = writeln!(s, "- P = {}: {w}", w.threads);

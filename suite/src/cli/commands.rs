@@ -583,7 +583,7 @@ fn predict(args: &PredictArgs) -> Result<(), Failure> {
     if let Some(dir) = &args.out {
         prepare_out(dir).map_err(Failure::Usage)?;
     }
-    let set = crate::calibrate::predict(&c, &results)?;
+    let set = crate::calibrate::predict(&c, &results);
     if set.rows.is_empty() {
         return Err(Failure::Usage(format!(
             "--results {}: no hypersteal row of a workload the simulator models (fib, nqueens, uts) that the calibration covers{}",

@@ -315,7 +315,7 @@ pub struct CalibrateArgs {
     #[arg(long, short = 'n', value_name = "N[,N..]", value_parser = parse_threads)]
     pub threads: Option<ThreadList>,
     /// Timed runs (or rounds) of every median.
-    #[arg(long, default_value_t = 15, value_parser = parse_calibration_runs)]
+    #[arg(long, default_value_t = 15)]
     pub runs: usize,
     /// The file to write (default: `results/calibrations/NAME.json`).
     #[arg(long, value_name = "FILE")]
@@ -536,16 +536,6 @@ fn parse_runs(s: &str) -> Result<usize, String> {
         Ok(n) if (1..=max).contains(&n) => Ok(n),
         _ => Err(format!(
             "`{s}`: the number of runs must be a whole number of at least 1 and at most {max}"
-        )),
-    }
-}
-
-fn parse_calibration_runs(s: &str) -> Result<usize, String> {
-    let max = StoppingRule::MAX_RUNS_LIMIT;
-    match s.trim().parse::<usize>() {
-        Ok(n) if (3..=max).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "`{s}`: the number of runs must be a whole number of at least 3 (every figure is a median) and at most {max}"
         )),
     }
 }

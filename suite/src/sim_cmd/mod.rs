@@ -106,25 +106,17 @@ fn overrides(a: &SimArgs, c: &mut CostModel) {
 /// `uts:..` take the entry of the same kind.
 fn calibrated(args: &SimArgs, file: &Path, workload: &str) -> Result<Calibrated, String> {
     let calibration = Calibration::load(file)?;
-    let kind = workload.split(':').next().unwrap_or_default();
-    let entry = calibration
-        .workloads
-        .iter()
-        .find(|w| w.sim.split(':').next() == Some(kind) && matches!(kind, "fib" | "queens" | "uts"))
-        .cloned()
-        .ok_or_else(|| {
-            let kinds: Vec<&str> = calibration
-                .workloads
-                .iter()
-                .filter_map(|w| w.sim.split(':').next())
-                .collect();
-            format!(
-                "--calibration {}: it measured {}; --workload {} needs a {kind} entry (calibrate the workload: hypersteal-suite calibrate --workload ...)",
-                file.display(),
-                kinds.join(", "),
-                args.workload
-            )
-        })?;
+    let Some(entry) = calibration.entry_of_kind(workload).cloned() else {
+        let kind = |s: &str| s.split(':').next().unwrap_or_default().to_string();
+        let measured: Vec<String> = calibration.workloads.iter().map(|w| kind(&w.sim)).collect();
+        return Err(format!(
+            "--calibration {}: it measured {}; --workload {} needs a {} entry (calibrate the workload: hypersteal-suite calibrate --workload ...)",
+            file.display(),
+            measured.join(", "),
+            args.workload,
+            kind(workload)
+        ));
+    };
     Ok(Calibrated { calibration, entry })
 }
 
@@ -464,7 +456,7 @@ pub fn plan(args: &SimArgs) -> Result<Plan, String> {
         plan.cost = c.cost(args, 1)?;
         plan.calibrated = Some(c);
         if !args.given.iter().any(|f| f == "heartbeat") {
-            plan.heartbeat = hypersteal::DEFAULT_HEARTBEAT.as_nanos() as f64;
+            plan.heartbeat = crate::calibrate::runtime_heartbeat_ns();
         }
     }
     Ok(plan)
