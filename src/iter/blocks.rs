@@ -152,4 +152,8 @@ impl<T, C: Consumer<T>> Consumer<T> for Shifted<'_, C> {
     fn full(&self) -> bool {
         self.inner.full()
     }
+
+    fn can_fill(&self, token: Token) -> bool {
+        self.inner.can_fill(token)
+    }
 }

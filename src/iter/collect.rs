@@ -212,6 +212,10 @@ impl<T: Send> Consumer<T> for DirectConsumer<'_, '_, T> {
         Vec::new()
     }
 
+    fn can_fill(&self, _: sealed::Token) -> bool {
+        false
+    }
+
     fn begin(&self, len: usize, _: sealed::Token) {
         let mut fresh = false;
         self.place.buffer.get_or_init(|| {
@@ -502,6 +506,10 @@ impl Consumer<()> for UnitConsumer {
     fn reduce(&self, _: (), _: ()) {}
 
     fn identity(&self) {}
+
+    fn can_fill(&self, _: sealed::Token) -> bool {
+        false
+    }
 }
 
 /// Collects `Ok` values into `Vec`s until the first `Err` in order. A failing piece publishes

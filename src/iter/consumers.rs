@@ -3,8 +3,10 @@
 //! Each folds a piece with the sequential iterator's own method and combines partial results
 //! left before right, which is what makes the parallel result equal the sequential one (ties in
 //! `min`/`max` included). The short-circuiting ones (`any`, `all`, `find_any`) share a flag that
-//! every piece checks before each item.
+//! every piece checks every [`SCAN_LOOK`] items; the others never fill, and say so
+//! (`can_fill`), so that a `filter` or `fold` before them looks at nothing between items.
 
+use crate::iter::plumbing::sealed::Token;
 use crate::iter::plumbing::Consumer;
 use crate::sync::{AtomicBool, Ordering};
 use std::cmp::Ordering as CmpOrdering;
@@ -31,6 +33,10 @@ impl<T, F: Fn(T) + Sync> Consumer<T> for ForEachConsumer<'_, F> {
     fn reduce(&self, _: (), _: ()) {}
 
     fn identity(&self) {}
+
+    fn can_fill(&self, _: Token) -> bool {
+        false
+    }
 }
 
 pub(crate) struct SumConsumer<S>(PhantomData<fn() -> S>);
@@ -54,6 +60,10 @@ impl<T, S: Send + Sum<T> + Sum<S>> Consumer<T> for SumConsumer<S> {
 
     fn identity(&self) -> S {
         std::iter::empty::<S>().sum()
+    }
+
+    fn can_fill(&self, _: Token) -> bool {
+        false
     }
 }
 
@@ -79,6 +89,10 @@ impl<T, P: Send + Product<T> + Product<P>> Consumer<T> for ProductConsumer<P> {
     fn identity(&self) -> P {
         std::iter::empty::<P>().product()
     }
+
+    fn can_fill(&self, _: Token) -> bool {
+        false
+    }
 }
 
 pub(crate) struct CountConsumer;
@@ -96,6 +110,10 @@ impl<T> Consumer<T> for CountConsumer {
 
     fn identity(&self) -> usize {
         0
+    }
+
+    fn can_fill(&self, _: Token) -> bool {
+        false
     }
 }
 
@@ -133,6 +151,10 @@ where
     fn identity(&self) -> Option<T> {
         None
     }
+
+    fn can_fill(&self, _: Token) -> bool {
+        false
+    }
 }
 
 /// Maximum by a comparator; on ties the later item wins (as `Iterator::max_by`).
@@ -169,6 +191,10 @@ where
     fn identity(&self) -> Option<T> {
         None
     }
+
+    fn can_fill(&self, _: Token) -> bool {
+        false
+    }
 }
 
 pub(crate) struct ReduceConsumer<'f, ID, OP> {
@@ -199,6 +225,10 @@ where
 
     fn identity(&self) -> T {
         (self.identity)()
+    }
+
+    fn can_fill(&self, _: Token) -> bool {
+        false
     }
 }
 
@@ -232,6 +262,10 @@ where
     fn identity(&self) -> Option<T> {
         None
     }
+
+    fn can_fill(&self, _: Token) -> bool {
+        false
+    }
 }
 
 /// `any`: `found` is raised by the first match anywhere; everyone stops.
@@ -253,18 +287,19 @@ impl<T, F: Fn(T) -> bool + Sync> Consumer<T> for AnyConsumer<'_, F> {
     type Result = bool;
 
     fn consume<I: Iterator<Item = T>>(&self, iter: I) -> bool {
-        // Held in locals (see `FindAnyConsumer::consume`).
         let (predicate, found) = (self.predicate, &self.found);
-        for item in iter {
-            if found.load(Ordering::Relaxed) {
-                return true;
-            }
-            if predicate(item) {
+        match scan(
+            iter,
+            || found.load(Ordering::Relaxed),
+            |item| predicate(item).then_some(()),
+        ) {
+            Scanned::Hit(()) => {
                 found.store(true, Ordering::Relaxed);
-                return true;
+                true
             }
+            Scanned::Stopped => true,
+            Scanned::Exhausted => false,
         }
-        false
     }
 
     fn reduce(&self, left: bool, right: bool) -> bool {
@@ -299,18 +334,16 @@ impl<T, F: Fn(T) -> bool + Sync> Consumer<T> for AllConsumer<'_, F> {
     type Result = bool;
 
     fn consume<I: Iterator<Item = T>>(&self, iter: I) -> bool {
-        // Held in locals (see `FindAnyConsumer::consume`).
         let (predicate, failed) = (self.predicate, &self.failed);
-        for item in iter {
-            if failed.load(Ordering::Relaxed) {
-                return false;
-            }
-            if !predicate(item) {
+        let stopped = || failed.load(Ordering::Relaxed);
+        match scan(iter, stopped, |item| (!predicate(item)).then_some(())) {
+            Scanned::Hit(()) => {
                 failed.store(true, Ordering::Relaxed);
-                return false;
+                false
             }
+            Scanned::Stopped => false,
+            Scanned::Exhausted => true,
         }
-        true
     }
 
     fn reduce(&self, left: bool, right: bool) -> bool {
@@ -324,6 +357,51 @@ impl<T, F: Fn(T) -> bool + Sync> Consumer<T> for AllConsumer<'_, F> {
 
     fn full(&self) -> bool {
         self.failed.load(Ordering::Relaxed)
+    }
+}
+
+/// Items a search takes between two looks at whether it should stop.
+///
+/// A search that read its shared flag at every item made the compiler read the predicate's
+/// captured references again at every item as well (it does not move a load of memory it cannot
+/// see into across a relaxed atomic load), so a scan whose test is one comparison did a load
+/// more per item than it needs. Between looks the loop reads no atomic and the captures stay in
+/// registers. The price: a piece goes on for at most this many items after another piece
+/// raised the flag.
+pub(crate) const SCAN_LOOK: usize = 64;
+
+/// How a [`scan`] ended.
+pub(crate) enum Scanned<R> {
+    /// `hit` returned this for an item.
+    Hit(R),
+    /// `stopped` said so before the items ran out.
+    Stopped,
+    /// The items ran out.
+    Exhausted,
+}
+
+/// The loop of the searches (`any`, `all`, `find_any`, `find_first`, `find_last`): feeds
+/// `iter` to `hit` until it returns `Some`, the items run out, or `stopped` returns true.
+/// `stopped` is asked before the first item is produced and then once every [`SCAN_LOOK`]
+/// items, before the next one is produced.
+#[inline(always)]
+pub(crate) fn scan<T, R>(
+    mut iter: impl Iterator<Item = T>,
+    mut stopped: impl FnMut() -> bool,
+    mut hit: impl FnMut(T) -> Option<R>,
+) -> Scanned<R> {
+    loop {
+        if stopped() {
+            return Scanned::Stopped;
+        }
+        for _ in 0..SCAN_LOOK {
+            let Some(item) = iter.next() else {
+                return Scanned::Exhausted;
+            };
+            if let Some(found) = hit(item) {
+                return Scanned::Hit(found);
+            }
+        }
     }
 }
 
@@ -345,21 +423,15 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindAnyConsumer<'_, F> {
     type Result = Option<T>;
 
     fn consume<I: Iterator<Item = T>>(&self, iter: I) -> Option<T> {
-        // The predicate and the flag are held in locals: read through `self` at every item (a
-        // struct with an atomic in it, so the compiler keeps reloading its fields), the loop
-        // also reloaded the predicate's captures at every item, a load more per item in a scan
-        // that does little else.
         let (predicate, found) = (self.predicate, &self.found);
-        for item in iter {
-            if found.load(Ordering::Relaxed) {
-                return None;
-            }
-            if predicate(&item) {
+        let stopped = || found.load(Ordering::Relaxed);
+        match scan(iter, stopped, |item| predicate(&item).then_some(item)) {
+            Scanned::Hit(item) => {
                 found.store(true, Ordering::Relaxed);
-                return Some(item);
+                Some(item)
             }
+            Scanned::Stopped | Scanned::Exhausted => None,
         }
-        None
     }
 
     fn reduce(&self, left: Option<T>, right: Option<T>) -> Option<T> {
@@ -372,5 +444,58 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindAnyConsumer<'_, F> {
 
     fn full(&self) -> bool {
         self.found.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{scan, Scanned, SCAN_LOOK};
+    use std::cell::Cell;
+
+    /// Runs `scan` over `0..n`, hitting at `hit_at`, with `stopped` true once `raise_at` items
+    /// were produced; returns how it ended, how many items it produced and how often it asked.
+    fn run(n: usize, hit_at: Option<usize>, raise_at: usize) -> (Scanned<usize>, usize, usize) {
+        let (produced, asked) = (Cell::new(0), Cell::new(0));
+        let items = (0..n).inspect(|_| produced.set(produced.get() + 1));
+        let stopped = || {
+            asked.set(asked.get() + 1);
+            produced.get() >= raise_at
+        };
+        let end = scan(items, stopped, |i| (Some(i) == hit_at).then_some(i));
+        (end, produced.get(), asked.get())
+    }
+
+    #[test]
+    fn a_scan_asks_before_the_first_item_and_then_once_a_look() {
+        let n = 3 * SCAN_LOOK + 8;
+        let (end, produced, asked) = run(n, None, usize::MAX);
+        assert!(matches!(end, Scanned::Exhausted));
+        assert_eq!((produced, asked), (n, 4));
+        // Raised before it starts: nothing is produced.
+        let (end, produced, asked) = run(n, None, 0);
+        assert!(matches!(end, Scanned::Stopped));
+        assert_eq!((produced, asked), (0, 1));
+    }
+
+    #[test]
+    fn a_scan_stops_at_its_next_look_after_the_flag_is_raised() {
+        let (end, produced, _) = run(10 * SCAN_LOOK, None, 10);
+        assert!(matches!(end, Scanned::Stopped));
+        assert_eq!(produced, SCAN_LOOK);
+        let (end, produced, _) = run(10 * SCAN_LOOK, None, SCAN_LOOK + 1);
+        assert!(matches!(end, Scanned::Stopped));
+        assert_eq!(produced, 2 * SCAN_LOOK);
+    }
+
+    #[test]
+    fn a_scan_returns_its_hit_and_produces_nothing_after_it() {
+        for at in [0, 5, SCAN_LOOK - 1, SCAN_LOOK, 2 * SCAN_LOOK + 3] {
+            let (end, produced, _) = run(3 * SCAN_LOOK, Some(at), usize::MAX);
+            assert!(matches!(end, Scanned::Hit(i) if i == at), "hit at {at}");
+            assert_eq!(produced, at + 1);
+        }
+        // A hit on the last item is a hit, not the end of the items.
+        let (end, _, _) = run(SCAN_LOOK, Some(SCAN_LOOK - 1), usize::MAX);
+        assert!(matches!(end, Scanned::Hit(i) if i == SCAN_LOOK - 1));
     }
 }

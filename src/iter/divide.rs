@@ -228,6 +228,10 @@ impl<T, C: Consumer<T>> Consumer<T> for Placed<'_, C> {
     fn full(&self) -> bool {
         self.inner.full_placed(self.place, Token(()))
     }
+
+    fn can_fill(&self, token: Token) -> bool {
+        self.inner.can_fill(token)
+    }
 }
 
 /// Items between two poll points of a leaf.
@@ -279,5 +283,9 @@ impl<T, C: Consumer<T>> Consumer<T> for Polled<'_, C> {
 
     fn full(&self) -> bool {
         self.0.full()
+    }
+
+    fn can_fill(&self, token: Token) -> bool {
+        self.0.can_fill(token)
     }
 }

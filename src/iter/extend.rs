@@ -3,7 +3,7 @@
 //! appended in order, so each side keeps the sequential order.
 
 use crate::iter::collect::{append_pieces, collect_into, collect_vec};
-use crate::iter::plumbing::Consumer;
+use crate::iter::plumbing::{sealed, Consumer};
 use crate::iter::{IntoParallelIterator, ParallelIterator};
 use either::Either;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
@@ -155,6 +155,10 @@ impl<A: Send, B: Send> Consumer<(A, B)> for UnzipConsumer {
     fn identity(&self) -> Self::Result {
         (Vec::new(), Vec::new())
     }
+
+    fn can_fill(&self, _: sealed::Token) -> bool {
+        false
+    }
 }
 
 /// `partition_map` (and `partition`): each piece sorts its items to the left or the right.
@@ -193,5 +197,9 @@ where
 
     fn identity(&self) -> Self::Result {
         (Vec::new(), Vec::new())
+    }
+
+    fn can_fill(&self, _: sealed::Token) -> bool {
+        false
     }
 }

@@ -58,7 +58,10 @@ where
 
     fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
         // Checks the consumer between items: a piece whose items all fail the predicate still
-        // stops once a `find_any` or `any` downstream is done.
+        // stops once a `find_any` or `any` downstream is done. Not where it never fills.
+        if !self.inner.can_fill(sealed::Token(())) {
+            return self.inner.consume(iter.filter(self.predicate));
+        }
         self.inner
             .consume(until_full(iter, || self.inner.full()).filter(self.predicate))
     }
@@ -70,6 +73,10 @@ where
         iter: It,
         token: sealed::Token,
     ) -> C::Result {
+        if !self.inner.can_fill(token) {
+            let items = iter.filter(self.predicate);
+            return self.inner.consume_placed(start, place, items, token);
+        }
         let items =
             until_full(iter, || self.inner.full_placed(place, token)).filter(self.predicate);
         self.inner.consume_placed(start, place, items, token)
@@ -89,6 +96,10 @@ where
 
     fn full(&self) -> bool {
         self.inner.full()
+    }
+
+    fn can_fill(&self, token: sealed::Token) -> bool {
+        self.inner.can_fill(token)
     }
 }
 
@@ -145,6 +156,10 @@ where
     type Result = C::Result;
 
     fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
+        // As in `FilterConsumer`.
+        if !self.inner.can_fill(sealed::Token(())) {
+            return self.inner.consume(iter.filter_map(self.f));
+        }
         self.inner
             .consume(until_full(iter, || self.inner.full()).filter_map(self.f))
     }
@@ -156,6 +171,10 @@ where
         iter: It,
         token: sealed::Token,
     ) -> C::Result {
+        if !self.inner.can_fill(token) {
+            let items = iter.filter_map(self.f);
+            return self.inner.consume_placed(start, place, items, token);
+        }
         let items = until_full(iter, || self.inner.full_placed(place, token)).filter_map(self.f);
         self.inner.consume_placed(start, place, items, token)
     }
@@ -174,5 +193,9 @@ where
 
     fn full(&self) -> bool {
         self.inner.full()
+    }
+
+    fn can_fill(&self, token: sealed::Token) -> bool {
+        self.inner.can_fill(token)
     }
 }

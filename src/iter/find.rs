@@ -14,6 +14,7 @@
 //! by a later one's match, whatever the rounding. A piece that comes without a place (driven
 //! through a shared `&C`, as the halves of an unindexed `chain`) neither publishes nor stops.
 
+use crate::iter::consumers::{scan, Scanned};
 use crate::iter::plumbing::sealed::{Place, Token};
 use crate::iter::plumbing::Consumer;
 use crate::sync::{AtomicU64, Ordering};
@@ -51,22 +52,19 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindFirstConsumer<'_, F>
         &self,
         _: Option<usize>,
         place: Place,
-        mut iter: I,
+        iter: I,
         _: Token,
     ) -> Option<T> {
-        // Held in locals (see `FindAnyConsumer::consume`).
         let (predicate, best) = (self.predicate, &self.best);
-        loop {
-            // Checked before the next item is produced, so that a piece after a match produces
-            // nothing more (a `map` or `inspect` upstream does not run for it).
-            if Self::beaten(best, place.lo) {
-                return None;
-            }
-            let item = iter.next()?;
-            if predicate(&item) {
+        // Checked before the next item is produced, so that a piece after a match stops
+        // producing (a `map` or `inspect` upstream runs for at most `SCAN_LOOK` more items).
+        let beaten = || Self::beaten(best, place.lo);
+        match scan(iter, beaten, |item| predicate(&item).then_some(item)) {
+            Scanned::Hit(item) => {
                 best.fetch_min(place.lo, Ordering::Relaxed);
-                return Some(item);
+                Some(item)
             }
+            Scanned::Stopped | Scanned::Exhausted => None,
         }
     }
 
@@ -115,19 +113,14 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindLastConsumer<'_, F> 
         &self,
         _: Option<usize>,
         place: Place,
-        mut iter: I,
+        iter: I,
         _: Token,
     ) -> Option<T> {
         let mut last = None;
-        // Held in locals (see `FindAnyConsumer::consume`).
         let (predicate, best) = (self.predicate, &self.best);
-        loop {
-            // Checked before the next item is produced (as in `FindFirstConsumer`).
-            if Self::beaten(best, place.lo) {
-                // A later piece has a match: nothing here can come last.
-                return None;
-            }
-            let Some(item) = iter.next() else { break };
+        // Checked before the next item is produced (as in `FindFirstConsumer`).
+        let beaten = || Self::beaten(best, place.lo);
+        let seen = scan(iter, beaten, |item| {
             if predicate(&item) {
                 if last.is_none() {
                     // Published at once, so that earlier pieces stop while this one goes on
@@ -136,8 +129,13 @@ impl<T: Send, F: Fn(&T) -> bool + Sync> Consumer<T> for FindLastConsumer<'_, F> 
                 }
                 last = Some(item);
             }
+            None::<()>
+        });
+        match seen {
+            // A later piece has a match: nothing here can come last.
+            Scanned::Stopped => None,
+            Scanned::Hit(()) | Scanned::Exhausted => last,
         }
-        last
     }
 
     fn full_placed(&self, place: Place, _: Token) -> bool {

@@ -143,6 +143,10 @@ where
     fn full(&self) -> bool {
         self.inner.full()
     }
+
+    fn can_fill(&self, token: Token) -> bool {
+        self.inner.can_fill(token)
+    }
 }
 
 /// The consumer of a nested loop that occupies `place` of the outer one: its pieces' places
@@ -184,6 +188,10 @@ impl<T, C: Consumer<T>> Consumer<T> for Nested<'_, C> {
 
     fn full(&self) -> bool {
         self.inner.full()
+    }
+
+    fn can_fill(&self, token: Token) -> bool {
+        self.inner.can_fill(token)
     }
 }
 
@@ -301,5 +309,9 @@ where
 
     fn full(&self) -> bool {
         self.inner.full()
+    }
+
+    fn can_fill(&self, token: Token) -> bool {
+        self.inner.can_fill(token)
     }
 }

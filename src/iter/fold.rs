@@ -1,5 +1,6 @@
 //! `fold`: one accumulator per piece, as a parallel iterator of accumulators.
 
+use crate::iter::plumbing::sealed::Token;
 use crate::iter::plumbing::{until_full, Consumer};
 use crate::iter::ParallelIterator;
 
@@ -55,7 +56,9 @@ where
 }
 
 /// Folds one piece's items into `acc` until `full()` holds (checked before each item, so that
-/// a `find_any` downstream stops every piece), for `fold` and `fold_with`.
+/// a `find_any` downstream stops every piece), for `fold` and `fold_with`. `full` is `None`
+/// where the consumer downstream can never fill (`Consumer::can_fill`): then the piece is
+/// folded by the iterator's own `fold`, with nothing looked at between items.
 ///
 /// An accumulator larger than [`LARGE_ACCUMULATOR`] bytes is folded out of line
 /// ([`fold_out_of_line`]); a smaller one inline, in the caller's loop. Inlined into the
@@ -80,11 +83,14 @@ pub(crate) fn fold_until_full<T, A>(
     iter: impl Iterator<Item = T>,
     acc: A,
     fold_op: impl Fn(A, T) -> A,
-    full: impl Fn() -> bool,
+    full: Option<impl Fn() -> bool>,
 ) -> A {
     if std::mem::size_of::<A>() > LARGE_ACCUMULATOR {
-        fold_out_of_line(iter, acc, fold_op, full)
-    } else {
+        match full {
+            Some(full) => fold_out_of_line(iter, acc, fold_op, full),
+            None => fold_out_of_line(iter, acc, fold_op, || false),
+        }
+    } else if let Some(full) = full {
         let (lower, upper) = iter.size_hint();
         if upper == Some(lower) {
             let mut acc = acc;
@@ -98,6 +104,8 @@ pub(crate) fn fold_until_full<T, A>(
         } else {
             until_full(iter, full).fold(acc, fold_op)
         }
+    } else {
+        iter.fold(acc, fold_op)
     }
 }
 
@@ -140,7 +148,11 @@ where
     fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
         // A fold yields nothing until its piece ends: check the consumer between items, so
         // that a `find_any` downstream stops every piece once one has found.
-        let acc = fold_until_full(iter, (self.identity)(), self.fold_op, || self.inner.full());
+        let full = self
+            .inner
+            .can_fill(Token(()))
+            .then_some(|| self.inner.full());
+        let acc = fold_until_full(iter, (self.identity)(), self.fold_op, full);
         self.inner.consume(std::iter::once(acc))
     }
 
@@ -151,9 +163,11 @@ where
         iter: It,
         token: crate::iter::plumbing::sealed::Token,
     ) -> C::Result {
-        let acc = fold_until_full(iter, (self.identity)(), self.fold_op, || {
-            self.inner.full_placed(place, token)
-        });
+        let full = self
+            .inner
+            .can_fill(token)
+            .then_some(|| self.inner.full_placed(place, token));
+        let acc = fold_until_full(iter, (self.identity)(), self.fold_op, full);
         self.inner
             .consume_placed(start, place, std::iter::once(acc), token)
     }
@@ -176,5 +190,9 @@ where
 
     fn full(&self) -> bool {
         self.inner.full()
+    }
+
+    fn can_fill(&self, token: crate::iter::plumbing::sealed::Token) -> bool {
+        self.inner.can_fill(token)
     }
 }

@@ -128,6 +128,10 @@ where
     fn full(&self) -> bool {
         self.inner.full()
     }
+
+    fn can_fill(&self, token: crate::iter::plumbing::sealed::Token) -> bool {
+        self.inner.can_fill(token)
+    }
 }
 
 impl<I> IndexedParallelIterator for Intersperse<I>

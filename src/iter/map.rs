@@ -127,6 +127,10 @@ where
     fn full(&self) -> bool {
         self.inner.full()
     }
+
+    fn can_fill(&self, token: crate::iter::plumbing::sealed::Token) -> bool {
+        self.inner.can_fill(token)
+    }
 }
 
 struct MapCallback<'f, CB, F> {

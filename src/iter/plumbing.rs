@@ -361,6 +361,19 @@ pub trait Consumer<T>: Send + Sync {
         let _ = (place, token);
         self.full()
     }
+
+    /// Whether [`Consumer::full`] or `full_placed` can ever hold for this consumer. Adapters
+    /// that look at them between items (`filter`, `filter_map`, `fold`) fold a piece through the
+    /// plain sequential iterator when they cannot: the per-item look, even one that always
+    /// answers false, goes through `take_while`, whose fold walks a range by `next` where the
+    /// range's own fold lets the compiler unroll and simplify the loop. Only this crate can
+    /// call it or override it; by default it is true, which is always correct. A wrapper that
+    /// forwards `full` forwards it; a consumer that never fills says false.
+    #[doc(hidden)]
+    fn can_fill(&self, token: sealed::Token) -> bool {
+        let _ = token;
+        true
+    }
 }
 
 /// The token of the crate-only hooks of [`Consumer`]: public in a private module, so it can
@@ -468,5 +481,9 @@ impl<T, C: Consumer<T>> Consumer<T> for &C {
 
     fn full(&self) -> bool {
         (**self).full()
+    }
+
+    fn can_fill(&self, token: sealed::Token) -> bool {
+        (**self).can_fill(token)
     }
 }

@@ -411,6 +411,10 @@ where
     fn full(&self) -> bool {
         self.inner.full()
     }
+
+    fn can_fill(&self, token: crate::iter::plumbing::sealed::Token) -> bool {
+        self.inner.can_fill(token)
+    }
 }
 
 /// The iterator of [`ParallelIterator::try_fold_with`]: like [`TryFold`], every piece starting

@@ -7,6 +7,7 @@
 //! to it within a piece.
 
 use crate::iter::fold::fold_until_full;
+use crate::iter::plumbing::sealed::Token;
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback};
 use crate::iter::{IndexedParallelIterator, ParallelIterator, Schedule};
 use crate::sync::Mutex;
@@ -244,6 +245,10 @@ where
 
     fn full(&self) -> bool {
         self.inner.full()
+    }
+
+    fn can_fill(&self, token: crate::iter::plumbing::sealed::Token) -> bool {
+        self.inner.can_fill(token)
     }
 }
 
@@ -505,7 +510,11 @@ where
     type Result = C::Result;
 
     fn consume<I: Iterator<Item = X>>(&self, iter: I) -> C::Result {
-        let acc = fold_until_full(iter, self.source.make(), self.fold_op, || self.inner.full());
+        let full = self
+            .inner
+            .can_fill(Token(()))
+            .then_some(|| self.inner.full());
+        let acc = fold_until_full(iter, self.source.make(), self.fold_op, full);
         self.inner.consume(std::iter::once(acc))
     }
 
@@ -516,9 +525,11 @@ where
         iter: I,
         token: crate::iter::plumbing::sealed::Token,
     ) -> C::Result {
-        let acc = fold_until_full(iter, self.source.make(), self.fold_op, || {
-            self.inner.full_placed(place, token)
-        });
+        let full = self
+            .inner
+            .can_fill(token)
+            .then_some(|| self.inner.full_placed(place, token));
+        let acc = fold_until_full(iter, self.source.make(), self.fold_op, full);
         self.inner
             .consume_placed(start, place, std::iter::once(acc), token)
     }
@@ -541,5 +552,9 @@ where
 
     fn full(&self) -> bool {
         self.inner.full()
+    }
+
+    fn can_fill(&self, token: crate::iter::plumbing::sealed::Token) -> bool {
+        self.inner.can_fill(token)
     }
 }

@@ -296,6 +296,45 @@ fn a_found_match_stops_the_pieces_after_it_before_they_produce_anything() {
 }
 
 #[test]
+fn a_filter_before_a_search_stops_once_the_search_is_done() {
+    in_every_iter_pool(LIMIT, "filter then search", |pool, ctx| {
+        pool.install(|| {
+            // Far too many items to walk. Past the first thousand every item fails the filter,
+            // so no item reaches the search there: those pieces end only because the filter
+            // itself sees the search done.
+            let small = || (0..u64::MAX).into_par_iter().filter(|&x| x <= 1001);
+            assert!(small().any(|x| x == 1001), "{ctx}");
+            assert!(!small().all(|x| x < 1001), "{ctx}");
+            assert_eq!(small().find_any(|&x| x == 1001), Some(1001), "{ctx}");
+            assert_eq!(small().find_first(|&x| x > 1000), Some(1001), "{ctx}");
+            let shifted = (0..u64::MAX)
+                .into_par_iter()
+                .filter_map(|x| (7..=1008).contains(&x).then(|| x - 7));
+            assert_eq!(shifted.find_any(|&x| x == 1001), Some(1001), "{ctx}");
+            // And a filter before a consumer that never stops early still sees every item.
+            let n = 100_000u64;
+            let seq: u64 = (0..n).filter(|x| x % 3 == 1).map(|x| x * x).sum();
+            let par: u64 = (0..n)
+                .into_par_iter()
+                .filter(|x| x % 3 == 1)
+                .map(|x| x * x)
+                .sum();
+            assert_eq!(par, seq, "{ctx}");
+            let folded: Vec<u64> = (0..n)
+                .into_par_iter()
+                .filter_map(|x| (x % 3 == 1).then_some(x))
+                .fold(|| 0, |a, x| a + x)
+                .collect();
+            assert_eq!(
+                folded.iter().sum::<u64>(),
+                (0..n).filter(|x| x % 3 == 1).sum(),
+                "{ctx}"
+            );
+        })
+    });
+}
+
+#[test]
 fn extreme_piece_lengths_are_accepted_and_respected() {
     in_every_iter_pool(LIMIT, "piece lengths", |pool, ctx| {
         pool.install(|| {
