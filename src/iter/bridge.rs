@@ -1,8 +1,9 @@
 //! `par_bridge`: a sequential iterator fed to the workers of a pool.
 //!
 //! One participant runs on each worker of the current pool (the caller plus scope tasks). A
-//! participant repeatedly locks the iterator, takes one item, unlocks, and folds the item with
-//! the consumer. A worker never runs two participants of one bridge at once: if the iterator's
+//! participant repeatedly locks the iterator, takes a few items, unlocks, and folds the items
+//! with the consumer (see "How many items a hold takes"). A worker never runs two participants
+//! of one bridge at once: if the iterator's
 //! own `next` runs pool work that includes a participant of the same bridge, that participant
 //! returns at once instead of waiting for a lock its own thread holds. On a pool of one the
 //! calling thread folds the iterator itself, without lock or scope.
@@ -64,6 +65,19 @@
 //! channel, on a lock of its own) keeps its worker from serving the pool meanwhile, as it would
 //! in any task; if what it waits for can only come from a task that worker holds, it hangs.
 //!
+//! ## How many items a hold takes
+//!
+//! Each participant keeps its own count, `batch`, of the items it takes at one hold of the
+//! lock: 1 at first, doubled (up to [`MOST_TAKEN`]) each time it found the lock busy, halved
+//! each time it found it free. A busy lock means items are cheap beside the lock's own cost:
+//! taken one at a time, two participants spent most of each item handing the lock to each
+//! other (a `par_bridge` over the cells of a game-of-life board, one cheap item each, ran
+//! slower than rayon's, whose participants block in a mutex). When the items are costly,
+//! participants rarely meet at the lock and the count stays near 1, so no participant sits on
+//! items another could be working on. The items a participant took and has not folded yet are
+//! its own: it folds them before it looks at the lock, or at `done`, again; it drops them
+//! unfolded only where the consumer is full, as the iterator's remaining items are.
+//!
 //! The items come out in no particular order, and every participant's partial result is
 //! combined in no particular order either (as in rayon).
 
@@ -78,34 +92,40 @@ use std::sync::{Mutex, PoisonError};
 /// suspended task stops taking part (module docs).
 const NESTED_TRIES: u32 = 64;
 
+/// The most items a participant takes at one hold of the lock (module docs, "How many items a
+/// hold takes").
+const MOST_TAKEN: usize = 64;
+
 /// Locks the iterator as the module docs say: waiting as a latch waiter does, unless the
 /// participant runs `nested` on top of a suspended task; then `None` if the lock stays busy. A
 /// poisoned lock (a `next` panicked while holding it) is `None` too: the iterator is never
 /// called again after a panic, and the panic reaches the caller through the participant it
-/// unwound.
+/// unwound. With the guard: whether the lock was busy at the first try.
 fn lock_source<'a, T>(
     source: &'a PoolLock<T>,
     worker: &'a WorkerThread,
     nested: bool,
-) -> Option<PoolGuard<'a, T>> {
-    let guard = if nested {
+) -> Option<(PoolGuard<'a, T>, bool)> {
+    let (guard, busy) = if let Some(guard) = source.try_lock(&worker.registry) {
+        (guard, false)
+    } else if nested {
         let mut tries = 1;
         loop {
-            if let Some(guard) = source.try_lock(&worker.registry) {
-                break guard;
-            }
             if tries == NESTED_TRIES {
                 return None;
             }
             tries += 1;
             std::hint::spin_loop();
+            if let Some(guard) = source.try_lock(&worker.registry) {
+                break (guard, true);
+            }
         }
     } else {
-        source.lock_waiting(worker)
+        (source.lock_waiting(worker), true)
     };
     // Dropping a poisoned guard releases the lock, and the other participants find it poisoned
     // in turn.
-    (!guard.poisoned()).then_some(guard)
+    (!guard.poisoned()).then_some((guard, busy))
 }
 
 /// `par_bridge()`: turns any sequential `Iterator + Send` into a parallel iterator.
@@ -210,25 +230,55 @@ where
             // its waits run come and go above it.
             let nested = worker.runs_nested();
             let guard = RaiseOnUnwind(&done);
+            // Items taken at the last hold and not folded yet, next one last.
+            let mut taken: Vec<Iter::Item> = Vec::new();
+            let mut batch = 1;
             let pull = std::iter::from_fn(|| {
-                if done.load(Ordering::Relaxed) || consumer.full() {
+                if consumer.full() {
                     return None;
                 }
-                // Every item taken is a poll point (`src/worker/mod.rs`), as every chunk of a
+                // Every item is a poll point (`src/worker/mod.rs`), as every chunk of a
                 // self-scheduled loop is: a participant that holds the other participants as
                 // private tasks (under the sender-initiated policies) hands them out to idle
                 // workers between items.
                 worker.poll();
+                if let Some(item) = taken.pop() {
+                    return Some(item);
+                }
+                if done.load(Ordering::Relaxed) {
+                    return None;
+                }
                 // `None` here: the lock stays busy and this participant stops (module docs).
-                let mut iter = lock_source(&source, worker, nested)?;
-                let item = iter.with(|iter| {
-                    let item = iter.as_mut()?.next();
-                    if item.is_none() {
-                        *iter = None;
+                let (mut iter, busy) = lock_source(&source, worker, nested)?;
+                batch = if busy {
+                    (batch * 2).min(MOST_TAKEN)
+                } else {
+                    (batch / 2).max(1)
+                };
+                let (item, dry) = iter.with(|slot| {
+                    let Some(iter) = slot.as_mut() else {
+                        return (None, true);
+                    };
+                    let first = iter.next();
+                    let mut dry = first.is_none();
+                    // The rest of the hold's items, kept in reverse so that `pop` takes them in
+                    // the iterator's order.
+                    while !dry && taken.len() + 1 < batch {
+                        match iter.next() {
+                            Some(item) => taken.push(item),
+                            None => dry = true,
+                        }
                     }
-                    item
+                    if dry {
+                        // An iterator need not be fused: once it said `None` it is not called
+                        // again.
+                        *slot = None;
+                    }
+                    taken.reverse();
+                    (first, dry)
                 });
-                if item.is_none() {
+                drop(iter);
+                if dry {
                     done.store(true, Ordering::Relaxed);
                 }
                 item

@@ -446,6 +446,45 @@ fn find_any_and_any_with_busy_next() {
     });
 }
 
+/// Cheap items, so that participants keep meeting at the lock and take many items at a hold
+/// (`src/iter/bridge.rs`, "How many items a hold takes"): every item is folded exactly once,
+/// and where the consumer fills early every item taken from the iterator is dropped exactly
+/// once, folded or not.
+#[test]
+fn cheap_items_taken_many_at_a_hold_come_out_once() {
+    struct Counted<'a>(u64, &'a AtomicUsize);
+    impl Drop for Counted<'_> {
+        fn drop(&mut self) {
+            self.1.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    every_pool("cheap items", &[2, 3, 4, 16], |pool, what, _| {
+        rounds(pool, 4, |round| {
+            let n = 20_000 + round;
+            let mut got: Vec<u64> = (0..n).par_bridge().collect();
+            got.sort_unstable();
+            assert!(got.iter().copied().eq(0..n), "{what}, round {round}");
+            let sum: u64 = (0..n).par_bridge().map(|x| x * 3).sum();
+            assert_eq!(sum, 3 * n * (n - 1) / 2, "{what}, round {round}");
+            let (made, dropped) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            let found = (0..n)
+                .map(|x| {
+                    made.fetch_add(1, Ordering::Relaxed);
+                    Counted(x, &dropped)
+                })
+                .par_bridge()
+                .find_any(|c| c.0 == n / 2)
+                .map(|c| c.0);
+            assert_eq!(found, Some(n / 2), "{what}, round {round}");
+            assert_eq!(
+                dropped.load(Ordering::Relaxed),
+                made.load(Ordering::Relaxed),
+                "{what}, round {round}: items taken and dropped"
+            );
+        });
+    });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Panics
 
