@@ -76,7 +76,8 @@
 //! participants rarely meet at the lock and the count stays near 1, so no participant sits on
 //! items another could be working on. The items a participant took and has not folded yet are
 //! its own: it folds them before it looks at the lock, or at `done`, again; it drops them
-//! unfolded only where the consumer is full, as the iterator's remaining items are.
+//! unfolded only where the consumer is full, as the iterator's remaining items are, or where a
+//! panic unwinds the participant.
 //!
 //! The items come out in no particular order, and every participant's partial result is
 //! combined in no particular order either (as in rayon).
