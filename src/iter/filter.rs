@@ -59,11 +59,12 @@ where
     fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
         // Checks the consumer between items: a piece whose items all fail the predicate still
         // stops once a `find_any` or `any` downstream is done. Not where it never fills.
-        if !self.inner.can_fill(sealed::Token(())) {
-            return self.inner.consume(iter.filter(self.predicate));
-        }
+        let full = self
+            .inner
+            .can_fill(sealed::Token(()))
+            .then_some(|| self.inner.full());
         self.inner
-            .consume(until_full(iter, || self.inner.full()).filter(self.predicate))
+            .consume(until_full(iter, full).filter(self.predicate))
     }
 
     fn consume_placed<It: Iterator<Item = T>>(
@@ -73,12 +74,11 @@ where
         iter: It,
         token: sealed::Token,
     ) -> C::Result {
-        if !self.inner.can_fill(token) {
-            let items = iter.filter(self.predicate);
-            return self.inner.consume_placed(start, place, items, token);
-        }
-        let items =
-            until_full(iter, || self.inner.full_placed(place, token)).filter(self.predicate);
+        let full = self
+            .inner
+            .can_fill(token)
+            .then_some(|| self.inner.full_placed(place, token));
+        let items = until_full(iter, full).filter(self.predicate);
         self.inner.consume_placed(start, place, items, token)
     }
 
@@ -157,11 +157,12 @@ where
 
     fn consume<It: Iterator<Item = T>>(&self, iter: It) -> C::Result {
         // As in `FilterConsumer`.
-        if !self.inner.can_fill(sealed::Token(())) {
-            return self.inner.consume(iter.filter_map(self.f));
-        }
+        let full = self
+            .inner
+            .can_fill(sealed::Token(()))
+            .then_some(|| self.inner.full());
         self.inner
-            .consume(until_full(iter, || self.inner.full()).filter_map(self.f))
+            .consume(until_full(iter, full).filter_map(self.f))
     }
 
     fn consume_placed<It: Iterator<Item = T>>(
@@ -171,11 +172,11 @@ where
         iter: It,
         token: sealed::Token,
     ) -> C::Result {
-        if !self.inner.can_fill(token) {
-            let items = iter.filter_map(self.f);
-            return self.inner.consume_placed(start, place, items, token);
-        }
-        let items = until_full(iter, || self.inner.full_placed(place, token)).filter_map(self.f);
+        let full = self
+            .inner
+            .can_fill(token)
+            .then_some(|| self.inner.full_placed(place, token));
+        let items = until_full(iter, full).filter_map(self.f);
         self.inner.consume_placed(start, place, items, token)
     }
 

@@ -73,7 +73,7 @@ where
 /// Inline, a piece whose iterator knows its exact length (a range or slice, mapped or
 /// chained) is folded by a plain loop over the iterator it owns; any other (`filter`,
 /// `flat_map_iter`) through the iterator's own `fold`, whose internal iteration walks nested
-/// iterators faster than `next` does. The internal `fold` goes through `take_while`, whose
+/// iterators faster than `next` does. The internal `fold` goes through `until_full`, whose
 /// `try_fold` borrows the iterator: in some builds the compiler then kept a `Vec` or
 /// `LinkedList` accumulator and the range's position in memory, copying them on every item
 /// (`perf annotate` of a `map(..).fold(Vec::new, push)` loop). The plain loop keeps both in
@@ -102,7 +102,7 @@ pub(crate) fn fold_until_full<T, A>(
             }
             acc
         } else {
-            until_full(iter, full).fold(acc, fold_op)
+            until_full(iter, Some(full)).fold(acc, fold_op)
         }
     } else {
         iter.fold(acc, fold_op)

@@ -96,6 +96,7 @@
 //! ```
 
 use crate::iter::Schedule;
+use std::ops::ControlFlow;
 
 /// A splittable, exactly sized piece of an indexed parallel iterator.
 pub trait Producer: Send + Sized {
@@ -263,12 +264,84 @@ impl<P: UnindexedProducer> crate::iter::divide::Divisible for Unindexed<P> {
 /// `iter`, cut short once `full()` holds (a consumer's [`Consumer::full`]): for adapters whose
 /// own loop may run through many items before their consumer sees one (`filter`, `filter_map`,
 /// `fold`), so that they stop once a short-circuiting consumer downstream is done. One check
-/// per item, as in rayon's folders.
-pub(crate) fn until_full<T>(
-    iter: impl Iterator<Item = T>,
-    full: impl Fn() -> bool,
-) -> impl Iterator<Item = T> {
-    iter.take_while(move |_| !full())
+/// per item, after the item is produced (as `take_while` checks), as in rayon's folders.
+///
+/// `full` is `None` where the consumer can never fill ([`Consumer::can_fill`]): then the items
+/// are `iter`'s own, and so is its `fold`, which walks a range by the range's own loop (that the
+/// compiler can unroll) where a per-item look, even one that always answers false, walks it by
+/// `next`.
+pub(crate) fn until_full<I: Iterator, F: Fn() -> bool>(
+    iter: I,
+    full: Option<F>,
+) -> UntilFull<I, F> {
+    match full {
+        None => UntilFull::Plain(iter),
+        Some(full) => UntilFull::Checked {
+            iter,
+            full,
+            done: false,
+        },
+    }
+}
+
+/// The iterator of [`until_full`].
+pub(crate) enum UntilFull<I, F> {
+    /// No consumer downstream can fill: `iter` as it is.
+    Plain(I),
+    /// Looks at `full` after each item; `done` once it held.
+    Checked { iter: I, full: F, done: bool },
+}
+
+impl<I: Iterator, F: Fn() -> bool> Iterator for UntilFull<I, F> {
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        match self {
+            UntilFull::Plain(iter) => iter.next(),
+            UntilFull::Checked { iter, full, done } => {
+                if *done {
+                    return None;
+                }
+                let item = iter.next()?;
+                if full() {
+                    *done = true;
+                    return None;
+                }
+                Some(item)
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            UntilFull::Plain(iter) => iter.size_hint(),
+            UntilFull::Checked { done: true, .. } => (0, Some(0)),
+            UntilFull::Checked { iter, .. } => (0, iter.size_hint().1),
+        }
+    }
+
+    /// Through the iterator's own internal iteration either way (`try_fold` where it looks at
+    /// `full`, as `take_while` does), which walks nested iterators faster than `next`.
+    #[inline]
+    fn fold<B, G: FnMut(B, I::Item) -> B>(self, init: B, mut g: G) -> B {
+        match self {
+            UntilFull::Plain(iter) => iter.fold(init, g),
+            UntilFull::Checked { done: true, .. } => init,
+            UntilFull::Checked { mut iter, full, .. } => {
+                let step = iter.try_fold(init, |acc, item| {
+                    if full() {
+                        ControlFlow::Break(acc)
+                    } else {
+                        ControlFlow::Continue(g(acc, item))
+                    }
+                });
+                match step {
+                    ControlFlow::Continue(acc) | ControlFlow::Break(acc) => acc,
+                }
+            }
+        }
+    }
 }
 
 /// Folds pieces of a parallel iterator into partial results and combines them in order.
